@@ -28,6 +28,8 @@ export interface DocFacts {
   version?: number;
   /** The module's function names (cuBLAS anchors tell a type family from a single function by them). */
   names?: ReadonlySet<string>;
+  /** Handle type → one function of the module that returns such a handle (./docs-makers.ts). */
+  makers?: ReadonlyMap<string, string>;
   /** The headers' own documentation by exported symbol: only under `cuda-ts-gen --docs`. */
   headerDocs?: ReadonlyMap<string, HeaderDoc>;
 }
@@ -93,10 +95,45 @@ function pointerPhrase(s: Extract<Sem, { role: 'pointer' }>, p: Param): string {
   return `${DIR_TEXT[s.dir ?? 'in']} ${cDecl(p)}: ${where}${count}${kept}${s.nullable && s.nullFact ? ', or null' : ''}`;
 }
 
+/** The typedef a parameter names, its `const` dropped (`const cusparseMatDescr_t` → cusparseMatDescr_t). */
+const namedType = (p: Param) => (p.type.kind === 'named' ? p.type.name : undefined);
+
+/** What an integer the typed layer checks may be, when no other parameter gives it a role. */
+function integerRange(e: Extract<Elem, { t: 'int' }>): string {
+  const sign = e.signed ? 'a signed' : 'an unsigned';
+  return `${sign} ${e.bits}-bit integer${e.bits === 64 ? ' (a number, or a bigint past 2^53)' : ''}`;
+}
+
+/** What a by-value parameter is, from the facts the model holds about its type: an enum's values (linked
+ *  to the enum the signature names), a handle (with a function of the module that returns one), a device
+ *  address, else the values the typed layer accepts. `tsType` is the parameter's type in the signature. */
+export function valuePhrase(s: Extract<Sem, { role: 'value' }>, p: Param, f: DocFacts, tsType?: string): string {
+  const e = s.elem;
+  const returnedBy = (...names: (string | undefined)[]) => {
+    const maker = names.map((n) => (n ? f.makers?.get(n) : undefined)).find(Boolean);
+    return maker ? `, such as \`${maker}\` returns` : '';
+  };
+  switch (e.t) {
+    case 'enum':
+      return `one of the ${tsType && /^T\.\w+$/.test(tsType) ? `{@link ${tsType}}` : `\`${namedType(p) ?? e.name}\``} values`;
+    case 'handle':
+      return `an opaque handle${returnedBy(e.name, namedType(p))}`;
+    case 'deviceptr':
+      return 'a device address';
+    case 'int':
+      return `${e.brand ? `a \`${e.brand}\` value` : integerRange(e)}${returnedBy(e.brand, namedType(p))}`;
+    case 'float':
+      return e.bits === 32 ? 'a number (stored as a 32-bit float)' : 'a number';
+    case 'bool':
+      return 'a boolean';
+    default:
+      return e.t === 'address' ? 'an address' : '';
+  }
+}
+
 /** What a parameter of each role is, for the caller of the typed layer (`in …`, `in/out …`). */
-const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Param, stated: boolean) => string } = {
-  value: (s, p) => `in ${cDecl(p)}`,
-  recordValue: (s) => `in \`${s.record}\` by value`,
+const TYPED_PHRASES: { [R in Exclude<Sem['role'], 'value'>]: (s: Extract<Sem, { role: R }>, p: Param, stated: boolean) => string } = {
+  recordValue: (s) => `in \`${s.record}\` by value: a {@link T.${s.record}} object, its fields checked before the call`,
   callback: (s, p, stated) => `in C callback ${cDecl(p)}${nullable(s.nullable, stated)}`,
   string: (s, p, stated) => `in string (\`const char *\`)${nullable(s.nullable, stated)}`,
   pointer: (s, p) => pointerPhrase(s, p),
@@ -118,8 +155,15 @@ const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Par
   attrValue: (s) => `${s.dir === 'in' ? 'in' : 'out'} value typed by \`${s.attr}\`: its type follows the attribute`,
 };
 
-/** A parameter's phrase; `ps` (its resolved semantics) says whether a fact states that null is accepted. */
-function phrase(sem: Sem, p: Param, ps?: ParamSem): string {
+/** A parameter's phrase; `ps` (its resolved semantics) says whether a fact states that null is accepted.
+ *  A by-value parameter says what it is to the other parameters (./valueRole) or else what its type is
+ *  (./valuePhrase). */
+function phrase(f: DocFacts, sem: Sem, p: Param, ps?: ParamSem, fsem?: FunctionSem, tsType?: string): string {
+  if (sem.role === 'value') {
+    const role = fsem ? valueRole(fsem, p.name) : '';
+    const what = role ? '' : valuePhrase(sem, p, f, tsType);
+    return `in ${cDecl(p)}${role}${what ? `: ${what}` : ''}`;
+  }
   const stated = ps?.source === 'override' || !!p.doc?.cues.includes('optional');
   return (TYPED_PHRASES[sem.role] as (s: Sem, p: Param, stated: boolean) => string)(sem, p, stated);
 }
@@ -150,11 +194,10 @@ export function valueRole(sem: FunctionSem, name: string): string {
 }
 
 /** The `@param` text of one parameter of the typed layer, the header's own words first under --docs. */
-function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, ident: string): string {
+function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, ident: string, tsType?: string): string {
   const p = fn.params[i];
   const own = headerDocOfFn(f, fn)?.params.get(p.name);
-  const role = sem.params[i].sem.role === 'value' ? valueRole(sem, p.name) : '';
-  const facts = `${phrase(sem.params[i].sem, p, sem.params[i])}${role}${derivedCount(sem, p.name)}.`;
+  const facts = `${phrase(f, sem.params[i].sem, p, sem.params[i], sem, tsType)}${derivedCount(sem, p.name)}.`;
   return `@param ${ident} ${own ? `${own} (${facts})` : facts}`;
 }
 
@@ -163,7 +206,8 @@ function typedReturns(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, outs: str
   const parts = outs.map((name) => {
     const i = fn.params.findIndex((p) => p.name === name);
     const own = headerDocOfFn(f, fn)?.params.get(name);
-    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${own ? `${own} (${phrase(sem.params[i].sem, fn.params[i], sem.params[i])})` : phrase(sem.params[i].sem, fn.params[i], sem.params[i])}`;
+    const what = i < 0 ? '' : phrase(f, sem.params[i].sem, fn.params[i], sem.params[i], sem);
+    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${own ? `${own} (${what})` : what}`;
   });
   if (parts.length === 0) return plain ? `@returns ${plain}` : undefined;
   const shape = parts.length === 1 ? 'the value of' : `\`{ ${outs.join(', ')} }\`:`;
@@ -235,7 +279,7 @@ export interface TypedDocInput {
   fn: FunctionDecl;
   sem: FunctionSem;
   /** C parameter index → its TS name, for the parameters the typed function takes. */
-  params: { i: number; ident: string }[];
+  params: { i: number; ident: string; tsType?: string }[];
   /** C names of the outputs it returns. */
   outs: string[];
   /** The return value's text when the C result is not a status (`result`), else undefined. */
@@ -255,7 +299,7 @@ export function leadFact(f: DocFacts, fn: FunctionDecl): string | undefined {
 
 /** The TSDoc body of a typed-layer function. */
 export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
-  const tags = d.params.map(({ i, ident }) => typedParam(f, d.fn, d.sem, i, ident));
+  const tags = d.params.map(({ i, ident, tsType }) => typedParam(f, d.fn, d.sem, i, ident, tsType));
   const returns = typedReturns(f, d.fn, d.sem, d.outs, d.result);
   if (returns) tags.push(returns);
   const own = headerDocOfFn(f, d.fn)?.returns;

@@ -8,6 +8,7 @@ import { emitBinding, emitRaw } from './raw';
 import { emitTyped } from './typed';
 import { emitTypes } from './types';
 import { noDocFacts, type DocFacts } from './docs';
+import { handleMakers } from './docs-makers';
 
 export const GENERATOR_VERSION = '0.1.0';
 
@@ -21,7 +22,9 @@ export function emitModule(ir: ModuleIR, spec: ModuleSpec, since: Map<string, st
   const model = new TypeModel(ir, spec);
   // the semantics are resolved once here: the typed layer and the listing read the same array
   const overrides = overridesFor(spec.name);
-  const ctx: ModuleEmitContext = { model, banner: banner(ir), since, overrides, semantics: resolveModule(model, overrides), docs };
+  const semantics = resolveModule(model, overrides);
+  // the docs of a handle parameter name a function that returns one: a fact of these same semantics
+  const ctx: ModuleEmitContext = { model, banner: banner(ir), since, overrides, semantics, docs: { ...docs, makers: handleMakers(ir, semantics) } };
   return new Map([
     ['types.ts', emitTypes(model, ctx.banner, docs)],
     ['binding.ts', emitBinding(ctx)],

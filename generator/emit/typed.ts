@@ -48,7 +48,7 @@ export function emitFunction(ctx: ModuleEmitContext, w: Writer, fn: FunctionDecl
   const { model } = ctx;
   const doc = typedFunctionDoc(ctx.docs ?? noDocFacts(model.spec.name, model.ir.cudaVersion), {
     fn, sem, outs: plan.outs.map((o) => o.name), sentences: functionDoc(ctx, fn, plan, opts),
-    params: idents.map((ident) => ({ i: params.find((x) => x.ident === ident)!.i, ident })),
+    params: idents.map((ident, k) => ({ i: params.find((x) => x.ident === ident)!.i, ident, tsType: plan.sig[k].slice(plan.sig[k].indexOf(': ') + 2) })),
     result: opts.isStatus ? undefined : `\`${formatCType(fn.returns, '').trim()}\``,
   });
   const callbacks = params.filter((x) => x.sem.role === 'callback' && opts.oneShot(x.p.name));

@@ -14,7 +14,19 @@ export interface LayerCoverage {
   paramsDocumented: number;
   /** Functions missing something, for the failure message. */
   missing: string[];
+  /** `@param`s whose text only restates the C type (`in \`int\`.`, `in \`cublasHandle_t\`.`). */
+  restating: number;
+  /** `@param`s that say no role either: the C type and the values the typed layer accepts, nothing else
+   *  (`in \`int\`: a signed 32-bit integer.`): an integer no other parameter refers to. */
+  typeOnly: number;
+  /** Up to 10 restating `@param`s, `function.param: text`, for the failure message. */
+  restatingSample: string[];
 }
+
+/** An `@param` text that says nothing but the C type: a direction, the type in backticks, `by value`. */
+export const RESTATES_TYPE = /^(?:(?:in|out|in\/out)\s+)?`[^`]+`(?:\s+by value)?\.?$/;
+/** An `@param` text that adds only what values of that type the typed layer accepts. */
+export const TYPE_ONLY = /^in\s+`[^`]+`: (?:an? (?:signed|unsigned) \d+-bit integer(?: \(a number, or a bigint past 2\^53\))?|a number(?: \(stored as a 32-bit float\))?|a boolean|an address)\.$/;
 
 function text(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): string {
   if (comment === undefined) return '';
@@ -23,7 +35,7 @@ function text(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): stri
 
 /** The coverage of every exported function of the `.ts` files in `dir` (one layer's chunk folder). */
 export function layerCoverage(dir: string, skip: (file: string) => boolean = () => false): LayerCoverage {
-  const out: LayerCoverage = { functions: 0, documented: 0, params: 0, paramsDocumented: 0, missing: [] };
+  const out: LayerCoverage = { functions: 0, documented: 0, params: 0, paramsDocumented: 0, missing: [], restating: 0, typeOnly: 0, restatingSample: [] };
   if (!existsSync(dir)) return out;
   for (const f of readdirSync(dir).sort()) {
     if (!f.endsWith('.ts') || skip(f)) continue;
@@ -35,6 +47,13 @@ export function layerCoverage(dir: string, skip: (file: string) => boolean = () 
       const tags = new Map(Array.from(doc?.tags ?? []).filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t)).map((t) => [t.name.getText(source), text(t.comment).trim()]));
       const names = node.parameters.map((p) => p.name.getText(source));
       const withText = names.filter((n) => (tags.get(n) ?? '') !== '');
+      for (const n of withText) {
+        const t = tags.get(n)!.replace(/^- /, '');
+        const restates = RESTATES_TYPE.test(t);
+        if (restates) out.restating++;
+        if (restates && out.restatingSample.length < 10) out.restatingSample.push(`${node.name.text}.${n}: ${t}`);
+        if (restates || TYPE_ONLY.test(t)) out.typeOnly++;
+      }
       out.params += names.length;
       out.paramsDocumented += withText.length;
       const summary = text(doc?.comment).trim() !== '';

@@ -77,16 +77,25 @@ describe('hover text of generated functions (TypeScript language service)', () =
   test('typed driver: summary with the C signature, @param per parameter with direction and C type, group link', () => {
     const h = hover('driver.cuDeviceGetAttribute');
     expect(h.summary).toContain('cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)');
-    expect(params(h.tags)).toEqual(['attrib in `CUdevice_attribute`.', 'dev in `CUdevice`.']);
+    // a by-value parameter says its role: the enum whose values it takes (linked), what returns one
+    expect(params(h.tags)).toEqual(['attrib in `CUdevice_attribute`: one of the {@link T.CUdevice_attribute} values.', 'dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.']);
     expect(h.tags).toContainEqual(['returns', expect.stringContaining('`pi`: out `int *`')]);
     expect(h.tags).toContainEqual(['remarks', expect.stringMatching(/Since CUDA \d+\.\d \(cudaTypedefs\.h\).*archive\/13\.0\.0\/cuda-driver-api\/group__CUDA__DEVICE\.html/)]);
     expect(h.tags).toContainEqual(['see', expect.stringContaining('Device.attribute')]);
   });
 
+  test('typed driver: an enum parameter links the enum the signature names, and the link resolves', () => {
+    const at = SAMPLE.indexOf('driver.cuDeviceGetAttribute') + 'driver.'.length;
+    const tag = service.getQuickInfoAtPosition(file, at)!.tags!.find((t) => t.name === 'param' && ts.displayPartsToString(t.text).startsWith('attrib'))!;
+    const link = tag.text!.find((x) => x.kind === 'linkName') as ts.JSDocLinkDisplayPart | undefined;
+    expect(link?.text).toBe('T.CUdevice_attribute');
+    expect(link?.target.fileName).toMatch(/generated\/13\.0\/driver\/types\.ts$/);
+  });
+
   test('typed driver: a host buffer that must cover a byte count says so, also in signature help', () => {
     expect(params(hover('driver.cuMemcpyHtoD').tags)).toContainEqual(expect.stringContaining('covering `ByteCount` bytes'));
-    expect(paramHelp('driver.cuMemcpyHtoD')).toEqual({ dstDevice: 'in `CUdeviceptr`.', srcHost: expect.stringContaining('address or host buffer covering `ByteCount` bytes'), ByteCount: 'in `size_t`: size of `srcHost` in bytes.' });
-    expect(paramHelp('driver.cuStreamSynchronize')).toEqual({ hStream: 'in `CUstream`.' });
+    expect(paramHelp('driver.cuMemcpyHtoD')).toEqual({ dstDevice: 'in `CUdeviceptr`: a device address.', srcHost: expect.stringContaining('address or host buffer covering `ByteCount` bytes'), ByteCount: 'in `size_t`: size of `srcHost` in bytes.' });
+    expect(paramHelp('driver.cuStreamSynchronize')).toEqual({ hStream: 'in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.' });
   });
 
   test('typed driver: outputs only — @returns names each one', () => {
@@ -103,7 +112,7 @@ describe('hover text of generated functions (TypeScript language service)', () =
   });
 
   test('runtime and NVRTC: parameters documented, arrays with their counts', () => {
-    expect(params(hover('runtime.cudaSetDevice').tags)).toEqual(['device in `int`.']);
+    expect(params(hover('runtime.cudaSetDevice').tags)).toEqual(['device in `int`: a signed 32-bit integer.']);
     const h = params(hover('nvrtc.nvrtcCreateProgram').tags);
     expect(h.length).toBeGreaterThanOrEqual(4);
     expect(h).toContain('headers in array of C string; its length is passed as `numHeaders`.');

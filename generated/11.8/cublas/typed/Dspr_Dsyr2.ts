@@ -10,12 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasDspr$: typeof cublasDspr | undefined;
 /** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param AP in/out `double *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDspr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, AP: T.DeviceMemory | null): void {
@@ -40,14 +40,14 @@ function bind$cublasDspr(): typeof cublasDspr {
 }
 let cublasDspr2$: typeof cublasDspr2 | undefined;
 /** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in `const double *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param AP in/out `double *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDspr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, AP: T.DeviceMemory | null): void {
@@ -74,12 +74,12 @@ function bind$cublasDspr2(): typeof cublasDspr2 {
 }
 let cublasDswap$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `double *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDswap', 'handle', handle, true) as typeof handle;
@@ -93,19 +93,19 @@ export function cublasDswap(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasDsymm$: typeof cublasDsymm | undefined;
 /** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const double *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDsymm$ ??= bind$cublasDsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -135,17 +135,17 @@ function bind$cublasDsymm(): typeof cublasDsymm {
 }
 let cublasDsymv$: typeof cublasDsymv | undefined;
 /** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in `const double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDsymv$ ??= bind$cublasDsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
@@ -173,14 +173,14 @@ function bind$cublasDsymv(): typeof cublasDsymv {
 }
 let cublasDsyr$: typeof cublasDsyr | undefined;
 /** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasDsyr$ ??= bind$cublasDsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
@@ -205,16 +205,16 @@ function bind$cublasDsyr(): typeof cublasDsyr {
 }
 let cublasDsyr2$: typeof cublasDsyr2 | undefined;
 /** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in `const double *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasDsyr2$ ??= bind$cublasDsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
@@ -241,19 +241,19 @@ function bind$cublasDsyr2(): typeof cublasDsyr2 {
 }
 let cublasDsyr2k$: typeof cublasDsyr2k | undefined;
 /** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const double *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDsyr2k$ ??= bind$cublasDsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasGetAtomicsMode$: typeof cublasGetAtomicsMode | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `mode`: out `cublasAtomicsMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
@@ -63,7 +63,7 @@ function bind$cublasGetLoggerCallback(): typeof cublasGetLoggerCallback {
 }
 let cublasGetMathMode$: typeof cublasGetMathMode | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `mode`: out `cublasMath_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
@@ -84,13 +84,13 @@ function bind$cublasGetMathMode(): typeof cublasGetMathMode {
 }
 let cublasGetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: host memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
@@ -105,14 +105,14 @@ export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A:
 }
 let cublasGetMatrixAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: host memory.
- * @param ldb in `int`.
- * @param stream in `cudaStream_t`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
@@ -128,7 +128,7 @@ export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: numbe
 }
 let cublasGetPointerMode$: typeof cublasGetPointerMode | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `mode`: out `cublasPointerMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
@@ -149,7 +149,7 @@ function bind$cublasGetPointerMode(): typeof cublasGetPointerMode {
 }
 let cublasGetProperty$: typeof cublasGetProperty | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
@@ -170,7 +170,7 @@ function bind$cublasGetProperty(): typeof cublasGetProperty {
 }
 let cublasGetSmCountTarget$: typeof cublasGetSmCountTarget | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `smCountTarget`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
@@ -191,7 +191,7 @@ function bind$cublasGetSmCountTarget(): typeof cublasGetSmCountTarget {
 }
 let cublasGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 11.8
- * @param status_ in `cublasStatus_t`.
+ * @param status_ in `cublasStatus_t`: one of the {@link T.cublasStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
@@ -201,7 +201,7 @@ export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
 }
 let cublasGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 11.8
- * @param status_ in `cublasStatus_t`.
+ * @param status_ in `cublasStatus_t`: one of the {@link T.cublasStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetStatusString(status_: T.cublasStatus_t): string | null {
@@ -211,7 +211,7 @@ export function cublasGetStatusString(status_: T.cublasStatus_t): string | null 
 }
 let cublasGetStream$: typeof cublasGetStream | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
@@ -237,12 +237,12 @@ function bind$cublasGetStream(): typeof cublasGetStream {
 }
 let cublasGetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param x in `const void *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y out `void *`: host memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory | null, incx: number, y: T.HostMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
@@ -256,13 +256,13 @@ export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory 
 }
 let cublasGetVectorAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param devicePtr in `const void *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param hostPtr out `void *`: host memory.
- * @param incy in `int`.
- * @param stream in `cudaStream_t`.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.DeviceMemory | null, incx: number, hostPtr: T.HostMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
@@ -277,7 +277,7 @@ export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.
 }
 let cublasGetVersion$: typeof cublasGetVersion | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `version`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {

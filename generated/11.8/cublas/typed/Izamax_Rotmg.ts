@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasIzamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -27,10 +27,10 @@ export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasIzamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -44,9 +44,9 @@ export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasLoggerConfigure$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param logIsOn in `int`.
- * @param logToStdOut in `int`.
- * @param logToStdErr in `int`.
+ * @param logIsOn in `int`: a signed 32-bit integer.
+ * @param logToStdOut in `int`: a signed 32-bit integer.
+ * @param logToStdErr in `int`: a signed 32-bit integer.
  * @param logFileName in string (`const char *`).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string): void {
@@ -59,14 +59,14 @@ export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logT
 }
 let cublasNrm2Ex$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `void *`: host or device memory.
- * @param resultType in `cudaDataType`.
- * @param executionType in `cudaDataType`.
+ * @param resultType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executionType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
@@ -82,18 +82,18 @@ export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasRotEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param c in `const void *`: address or host buffer.
  * @param s_ in `const void *`: address or host buffer.
- * @param csType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param csType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
@@ -113,14 +113,14 @@ export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasRotgEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @param a in/out `void *`: address or host buffer.
  * @param b in/out `void *`: address or host buffer.
- * @param abType in `cudaDataType`.
+ * @param abType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param c in/out `void *`: address or host buffer.
  * @param s_ in/out `void *`: address or host buffer.
- * @param csType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param csType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
@@ -136,17 +136,17 @@ export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T
 }
 let cublasRotmEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param param in `const void *`: address or host buffer.
- * @param paramType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param paramType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
@@ -165,18 +165,18 @@ export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasRotmgEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @param d1 in/out `void *`: address or host buffer.
- * @param d1Type in `cudaDataType`.
+ * @param d1Type in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param d2 in/out `void *`: address or host buffer.
- * @param d2Type in `cudaDataType`.
+ * @param d2Type in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param x1 in/out `void *`: address or host buffer.
- * @param x1Type in `cudaDataType`.
+ * @param x1Type in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param y1 in `const void *`: address or host buffer.
- * @param y1Type in `cudaDataType`.
+ * @param y1Type in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param param in/out `void *`: address or host buffer.
- * @param paramType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param paramType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasSetAtomicsMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasAtomicsMode_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasAtomicsMode_t`: one of the {@link T.cublasAtomicsMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
@@ -30,8 +30,8 @@ export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
 }
 let cublasSetMathMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasMath_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasMath_t`: one of the {@link T.cublasMath_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
@@ -41,13 +41,13 @@ export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cubla
 }
 let cublasSetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: host memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
@@ -62,14 +62,14 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
 }
 let cublasSetMatrixAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: host memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: device memory.
- * @param ldb in `int`.
- * @param stream in `cudaStream_t`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
@@ -85,8 +85,8 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
 }
 let cublasSetPointerMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasPointerMode_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasPointerMode_t`: one of the {@link T.cublasPointerMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
@@ -96,8 +96,8 @@ export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cu
 }
 let cublasSetSmCountTarget$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param smCountTarget in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param smCountTarget in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
@@ -107,8 +107,8 @@ export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
 }
 let cublasSetStream$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param streamId in `cudaStream_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param streamId in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
@@ -118,12 +118,12 @@ export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cud
 }
 let cublasSetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param x in `const void *`: host memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
@@ -137,13 +137,13 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | 
 }
 let cublasSetVectorAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param hostPtr in `const void *`: host memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int`.
- * @param stream in `cudaStream_t`.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
@@ -158,9 +158,9 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Ho
 }
 let cublasSetWorkspace$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @param workspace in/out `void *`: address or host buffer.
- * @param workspaceSizeInBytes in `size_t`.
+ * @param workspaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;

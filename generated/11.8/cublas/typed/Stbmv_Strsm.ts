@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasStbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbmv', 'handle', handle, true) as typeof handle;
@@ -37,16 +37,16 @@ export function cublasStbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasStbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbsv', 'handle', handle, true) as typeof handle;
@@ -64,14 +64,14 @@ export function cublasStbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasStpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param AP in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
@@ -87,14 +87,14 @@ export function cublasStpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasStpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param AP in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
@@ -110,12 +110,12 @@ export function cublasStpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasStpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param AP in `const float *`: device memory.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.DeviceMemory | null, A: T.DeviceMemory | null, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
@@ -129,20 +129,20 @@ export function cublasStpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFill
 }
 let cublasStrmm$: typeof cublasStrmm | undefined;
 /** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const float *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param C in/out `float *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasStrmm$ ??= bind$cublasStrmm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
@@ -173,15 +173,15 @@ function bind$cublasStrmm(): typeof cublasStrmm {
 }
 let cublasStrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
@@ -198,18 +198,18 @@ export function cublasStrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasStrsm$: typeof cublasStrsm | undefined;
 /** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `float *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasStrsm$ ??= bind$cublasStrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
@@ -238,19 +238,19 @@ function bind$cublasStrsm(): typeof cublasStrsm {
 }
 let cublasStrsmBatched$: typeof cublasStrsmBatched | undefined;
 /** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *const *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `float *const *`: device memory.
- * @param ldb in `int`.
- * @param batchCount in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasStrsmBatched$ ??= bind$cublasStrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);

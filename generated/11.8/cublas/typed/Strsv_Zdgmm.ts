@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasStrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
@@ -35,11 +35,11 @@ export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasStrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param AP in/out `float *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
@@ -54,14 +54,14 @@ export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
 }
 let cublasSwapEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
@@ -77,24 +77,24 @@ export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasUint8gemmBias$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param transc in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transc in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const unsigned char *`: device memory.
- * @param A_bias in `int`.
- * @param lda in `int`.
+ * @param A_bias in `int`: a signed 32-bit integer.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const unsigned char *`: device memory.
- * @param B_bias in `int`.
- * @param ldb in `int`.
+ * @param B_bias in `int`: a signed 32-bit integer.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param C in/out `unsigned char *`: device memory.
- * @param C_bias in `int`.
- * @param ldc in `int`.
- * @param C_mult in `int`.
- * @param C_shift in `int`.
+ * @param C_bias in `int`: a signed 32-bit integer.
+ * @param ldc in `int`: a signed 32-bit integer.
+ * @param C_mult in `int`: a signed 32-bit integer.
+ * @param C_shift in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasUint8gemmBias(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, A_bias: number, lda: number, B: T.DeviceMemory | null, B_bias: number, ldb: number, C: T.DeviceMemory | null, C_bias: number, ldc: number, C_mult: number, C_shift: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
@@ -121,7 +121,7 @@ export function cublasUint8gemmBias(handle: T.cublasHandle_t | null, transa: T.c
 let cublasXerbla$c: NativeFunction | undefined;
 /** `void cublasXerbla(const char *srName, int info)` · cublas_api.h · CUDA 11.8
  * @param srName in string (`const char *`).
- * @param info in `int`.
+ * @param info in `int`: a signed 32-bit integer.
  * @returns `void`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasXerbla(srName: string, info: number): void {
@@ -132,13 +132,13 @@ export function cublasXerbla(srName: string, info: number): void {
 }
 let cublasZaxpy$: typeof cublasZaxpy | undefined;
 /** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZaxpy$ ??= bind$cublasZaxpy())(handle, n_, alpha, x, incx, y, incy);
@@ -162,12 +162,12 @@ function bind$cublasZaxpy(): typeof cublasZaxpy {
 }
 let cublasZcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
@@ -181,16 +181,16 @@ export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasZdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasSideMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;

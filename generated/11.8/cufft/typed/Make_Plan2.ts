@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftMakePlan1d$: typeof cufftMakePlan1d | undefined;
 /** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param nx in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlan1d(plan: T.cufftHandle, nx: number, type: T.cufftType, batch: number): number {
@@ -42,10 +42,10 @@ function bind$cufftMakePlan1d(): typeof cufftMakePlan1d {
 }
 let cufftMakePlan2d$: typeof cufftMakePlan2d | undefined;
 /** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param type in `cufftType`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlan2d(plan: T.cufftHandle, nx: number, ny: number, type: T.cufftType): number {
@@ -74,11 +74,11 @@ function bind$cufftMakePlan2d(): typeof cufftMakePlan2d {
 }
 let cufftMakePlan3d$: typeof cufftMakePlan3d | undefined;
 /** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param nz in `int`.
- * @param type in `cufftType`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param nz in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlan3d(plan: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType): number {
@@ -108,17 +108,17 @@ function bind$cufftMakePlan3d(): typeof cufftMakePlan3d {
 }
 let cufftMakePlanMany$: typeof cufftMakePlanMany | undefined;
 /** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param rank in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `int *`: address or host buffer.
  * @param inembed in/out `int *`: address or host buffer.
- * @param istride in `int`.
- * @param idist in `int`.
+ * @param istride in `int`: a signed 32-bit integer.
+ * @param idist in `int`: a signed 32-bit integer.
  * @param onembed in/out `int *`: address or host buffer.
- * @param ostride in `int`.
- * @param odist in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param ostride in `int`: a signed 32-bit integer.
+ * @param odist in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlanMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
@@ -154,17 +154,17 @@ function bind$cufftMakePlanMany(): typeof cufftMakePlanMany {
 }
 let cufftMakePlanMany64$: typeof cufftMakePlanMany64 | undefined;
 /** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param rank in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `long long *`: address or host buffer.
  * @param inembed in/out `long long *`: address or host buffer.
- * @param istride in `long long`.
- * @param idist in `long long`.
+ * @param istride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param idist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param onembed in/out `long long *`: address or host buffer.
- * @param ostride in `long long`.
- * @param odist in `long long`.
- * @param type in `cufftType`.
- * @param batch in `long long`.
+ * @param ostride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param odist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlanMany64(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
@@ -200,9 +200,9 @@ function bind$cufftMakePlanMany64(): typeof cufftMakePlanMany64 {
 }
 let cufftPlan1d$: typeof cufftPlan1d | undefined;
 /** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param nx in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `plan`: out `cufftHandle *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): T.cufftHandle {
@@ -225,9 +225,9 @@ function bind$cufftPlan1d(): typeof cufftPlan1d {
 }
 let cufftPlan2d$: typeof cufftPlan2d | undefined;
 /** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param type in `cufftType`.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `plan`: out `cufftHandle *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): T.cufftHandle {
@@ -250,16 +250,16 @@ function bind$cufftPlan2d(): typeof cufftPlan2d {
 }
 let cufftPlanMany$: typeof cufftPlanMany | undefined;
 /** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param rank in `int`.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `int *`: address or host buffer.
  * @param inembed in/out `int *`: address or host buffer.
- * @param istride in `int`.
- * @param idist in `int`.
+ * @param istride in `int`: a signed 32-bit integer.
+ * @param idist in `int`: a signed 32-bit integer.
  * @param onembed in/out `int *`: address or host buffer.
- * @param ostride in `int`.
- * @param odist in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param ostride in `int`: a signed 32-bit integer.
+ * @param odist in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `plan`: out `cufftHandle *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): T.cufftHandle {

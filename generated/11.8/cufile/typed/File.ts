@@ -28,7 +28,7 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
 let cuFileBatchIOGetStatus$: typeof cuFileBatchIOGetStatus | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
- * @param min_nr in `unsigned int`.
+ * @param min_nr in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   return (cuFileBatchIOGetStatus$ ??= bind$cuFileBatchIOGetStatus())(batch_idp, min_nr);
@@ -51,7 +51,7 @@ function bind$cuFileBatchIOGetStatus(): typeof cuFileBatchIOGetStatus {
 }
 let cuFileBatchIOSetUp$: typeof cuFileBatchIOSetUp | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param nr in `unsigned int`.
+ * @param nr in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
   return (cuFileBatchIOSetUp$ ??= bind$cuFileBatchIOSetUp())(nr);
@@ -78,7 +78,7 @@ let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @param iocbp in array of `struct CUfileIOParams`; its length is passed as `nr`.
- * @param flags in `unsigned int`. */
+ * @param flags in `unsigned int`: an unsigned 32-bit integer. */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
@@ -98,8 +98,8 @@ export function cuFileBufDeregister(devPtr_base: T.Pointer): void {
 let cuFileBufRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufRegister(const void *devPtr_base, size_t length, int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr_base in `const void *`: address or host buffer.
- * @param length in `size_t`.
- * @param flags in `int`. */
+ * @param length in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `int`: a signed 32-bit integer. */
 export function cuFileBufRegister(devPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'devPtr_base', devPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuFileBufRegister', 'length', length, false);
@@ -129,7 +129,7 @@ export function cuFileDriverOpen(): void {
 }
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_cache_size in `size_t`. */
+ * @param max_cache_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53). */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
   if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || Math.floor(max_cache_size) !== max_cache_size) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
@@ -137,7 +137,7 @@ export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
 }
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_direct_io_size in `size_t`. */
+ * @param max_direct_io_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53). */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
   if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || Math.floor(max_direct_io_size) !== max_direct_io_size) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
@@ -145,7 +145,7 @@ export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): voi
 }
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_pinned_size in `size_t`. */
+ * @param max_pinned_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53). */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
   if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || Math.floor(max_pinned_size) !== max_pinned_size) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
@@ -153,8 +153,8 @@ export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void 
 }
 let cuFileDriverSetPollMode$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param poll in `_Bool`.
- * @param poll_threshold_size in `size_t`. */
+ * @param poll in `_Bool`: a boolean.
+ * @param poll_threshold_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53). */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
   if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || Math.floor(poll_threshold_size) !== poll_threshold_size) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
@@ -200,8 +200,8 @@ let cuFileRead$c: NativeFunction | undefined;
  * @param fh in `CUfileHandle_t`: address or host buffer.
  * @param devPtr_base in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `devPtr_base` in bytes.
- * @param file_offset in `off_t`.
- * @param devPtr_offset in `off_t`.
+ * @param file_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param devPtr_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `ssize_t` */
 export function cuFileRead(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
@@ -225,8 +225,8 @@ let cuFileWrite$c: NativeFunction | undefined;
  * @param fh in `CUfileHandle_t`: address or host buffer.
  * @param devPtr_base in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `devPtr_base` in bytes.
- * @param file_offset in `off_t`.
- * @param devPtr_offset in `off_t`.
+ * @param file_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param devPtr_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `ssize_t` */
 export function cuFileWrite(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle.
  * @param config in `CUpti_ActivityPCSamplingConfig *`: a `CUpti_ActivityPCSamplingConfig` object or its bytes.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config: T.CUpti_ActivityPCSamplingConfig | Uint8Array): void {
@@ -21,7 +21,7 @@ export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config
 }
 let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param count in `uint32_t`.
+ * @param count in `uint32_t`: an unsigned 32-bit integer.
  * @returns the value of `config`: out `CUpti_ActivityUnifiedMemoryCounterConfig`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUpti_ActivityUnifiedMemoryCounterConfig {
@@ -33,7 +33,7 @@ export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUp
 }
 let cuptiActivityDisable$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param kind in `CUpti_ActivityKind`.
+ * @param kind in `CUpti_ActivityKind`: one of the {@link T.CUpti_ActivityKind} values.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
@@ -42,8 +42,8 @@ export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
 }
 let cuptiActivityDisableContext$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param kind in `CUpti_ActivityKind`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param kind in `CUpti_ActivityKind`: one of the {@link T.CUpti_ActivityKind} values.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
@@ -53,7 +53,7 @@ export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T
 }
 let cuptiActivityEnable$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param kind in `CUpti_ActivityKind`.
+ * @param kind in `CUpti_ActivityKind`: one of the {@link T.CUpti_ActivityKind} values.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
@@ -62,7 +62,7 @@ export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
 }
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param kind in `CUpti_ActivityKind`.
+ * @param kind in `CUpti_ActivityKind`: one of the {@link T.CUpti_ActivityKind} values.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
@@ -71,8 +71,8 @@ export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
 }
 let cuptiActivityEnableContext$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param kind in `CUpti_ActivityKind`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param kind in `CUpti_ActivityKind`: one of the {@link T.CUpti_ActivityKind} values.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
@@ -82,7 +82,7 @@ export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.
 }
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param enable in `uint8_t`.
+ * @param enable in `uint8_t`: an unsigned 8-bit integer.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
@@ -91,7 +91,7 @@ export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
 }
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param enable in `uint8_t`.
+ * @param enable in `uint8_t`: an unsigned 8-bit integer.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
@@ -100,9 +100,9 @@ export function cuptiActivityEnableLaunchAttributes(enable: number): void {
 }
 let cuptiActivityFlush$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param streamId in `uint32_t`.
- * @param flag in `uint32_t`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param streamId in `uint32_t`: an unsigned 32-bit integer.
+ * @param flag in `uint32_t`: an unsigned 32-bit integer.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
@@ -113,7 +113,7 @@ export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number
 }
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param flag in `uint32_t`.
+ * @param flag in `uint32_t`: an unsigned 32-bit integer.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlushAll(flag: number): void {
   if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
@@ -122,7 +122,7 @@ export function cuptiActivityFlushAll(flag: number): void {
 }
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param time in `uint32_t`.
+ * @param time in `uint32_t`: an unsigned 32-bit integer.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlushPeriod(time: number): void {
   if (typeof time !== 'number' || (time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
@@ -131,7 +131,7 @@ export function cuptiActivityFlushPeriod(time: number): void {
 }
 let cuptiActivityGetAttribute$: typeof cuptiActivityGetAttribute | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param attr in `CUpti_ActivityAttribute`.
+ * @param attr in `CUpti_ActivityAttribute`: one of the {@link T.CUpti_ActivityAttribute} values.
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
@@ -162,7 +162,7 @@ function bind$cuptiActivityGetAttribute(): typeof cuptiActivityGetAttribute {
 let cuptiActivityGetNextRecord$: typeof cuptiActivityGetNextRecord | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param buffer in/out `uint8_t *`: address or host buffer.
- * @param validBufferSizeBytes in `size_t`.
+ * @param validBufferSizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param record in/out `CUpti_Activity **`: this value in, the call's value returned.
  * @returns the value of `record`: in/out `CUpti_Activity **`: this value in, the call's value returned.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
@@ -191,8 +191,8 @@ function bind$cuptiActivityGetNextRecord(): typeof cuptiActivityGetNextRecord {
 }
 let cuptiActivityGetNumDroppedRecords$: typeof cuptiActivityGetNumDroppedRecords | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param streamId in `uint32_t`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param streamId in `uint32_t`: an unsigned 32-bit integer.
  * @returns the value of `dropped`: out `size_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
@@ -219,7 +219,7 @@ function bind$cuptiActivityGetNumDroppedRecords(): typeof cuptiActivityGetNumDro
 }
 let cuptiActivityPopExternalCorrelationId$: typeof cuptiActivityPopExternalCorrelationId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param kind in `CUpti_ExternalCorrelationKind`.
+ * @param kind in `CUpti_ExternalCorrelationKind`: one of the {@link T.CUpti_ExternalCorrelationKind} values.
  * @returns the value of `lastId`: out `uint64_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
@@ -240,8 +240,8 @@ function bind$cuptiActivityPopExternalCorrelationId(): typeof cuptiActivityPopEx
 }
 let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param kind in `CUpti_ExternalCorrelationKind`.
- * @param id in `uint64_t`.
+ * @param kind in `CUpti_ExternalCorrelationKind`: one of the {@link T.CUpti_ExternalCorrelationKind} values.
+ * @param id in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
@@ -271,7 +271,7 @@ export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer)
 }
 let cuptiActivitySetAttribute$: typeof cuptiActivitySetAttribute | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param attr in `CUpti_ActivityAttribute`.
+ * @param attr in `CUpti_ActivityAttribute`: one of the {@link T.CUpti_ActivityAttribute} values.
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuptiDisableKernelReplayMode$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
+ * @param context in `CUcontext`: an opaque handle.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiDisableKernelReplayMode', 'context', context, true) as typeof context;
@@ -19,8 +19,8 @@ export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void 
 }
 let cuptiEnableAllDomains$c: NativeFunction | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param enable in `uint32_t`.
- * @param subscriber in `CUpti_SubscriberHandle`.
+ * @param enable in `uint32_t`: an unsigned 32-bit integer.
+ * @param subscriber in `CUpti_SubscriberHandle`: an opaque handle, such as `cuptiSubscribe` returns.
  * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
@@ -30,10 +30,10 @@ export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_Subscr
 }
 let cuptiEnableCallback$c: NativeFunction | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param enable in `uint32_t`.
- * @param subscriber in `CUpti_SubscriberHandle`.
- * @param domain in `CUpti_CallbackDomain`.
- * @param cbid in `CUpti_CallbackId`.
+ * @param enable in `uint32_t`: an unsigned 32-bit integer.
+ * @param subscriber in `CUpti_SubscriberHandle`: an opaque handle, such as `cuptiSubscribe` returns.
+ * @param domain in `CUpti_CallbackDomain`: one of the {@link T.CUpti_CallbackDomain} values.
+ * @param cbid in `CUpti_CallbackId`: an unsigned 32-bit integer.
  * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
@@ -45,9 +45,9 @@ export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_Subscrib
 }
 let cuptiEnableDomain$c: NativeFunction | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param enable in `uint32_t`.
- * @param subscriber in `CUpti_SubscriberHandle`.
- * @param domain in `CUpti_CallbackDomain`.
+ * @param enable in `uint32_t`: an unsigned 32-bit integer.
+ * @param subscriber in `CUpti_SubscriberHandle`: an opaque handle, such as `cuptiSubscribe` returns.
+ * @param domain in `CUpti_CallbackDomain`: one of the {@link T.CUpti_CallbackDomain} values.
  * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
@@ -58,7 +58,7 @@ export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_Subscriber
 }
 let cuptiEnableKernelReplayMode$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
+ * @param context in `CUcontext`: an opaque handle.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiEnableKernelReplayMode', 'context', context, true) as typeof context;
@@ -122,7 +122,7 @@ function bind$cuptiEnumMetrics(): typeof cuptiEnumMetrics {
 }
 let cuptiEventDomainEnumEvents$: typeof cuptiEventDomainEnumEvents | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param eventDomain in `CUpti_EventDomainID`.
+ * @param eventDomain in `CUpti_EventDomainID`: an unsigned 32-bit integer.
  * @returns the value of `eventArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
@@ -151,8 +151,8 @@ function bind$cuptiEventDomainEnumEvents(): typeof cuptiEventDomainEnumEvents {
 }
 let cuptiEventDomainGetAttribute$: typeof cuptiEventDomainGetAttribute | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param eventDomain in `CUpti_EventDomainID`.
- * @param attrib in `CUpti_EventDomainAttribute`.
+ * @param eventDomain in `CUpti_EventDomainID`: an unsigned 32-bit integer.
+ * @param attrib in `CUpti_EventDomainAttribute`: one of the {@link T.CUpti_EventDomainAttribute} values.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks Group `CUPTI_EVENT_API`. */
@@ -181,7 +181,7 @@ function bind$cuptiEventDomainGetAttribute(): typeof cuptiEventDomainGetAttribut
 }
 let cuptiEventDomainGetNumEvents$: typeof cuptiEventDomainGetNumEvents | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param eventDomain in `CUpti_EventDomainID`.
+ * @param eventDomain in `CUpti_EventDomainID`: an unsigned 32-bit integer.
  * @returns the value of `numEvents`: out `uint32_t *`.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
@@ -202,8 +202,8 @@ function bind$cuptiEventDomainGetNumEvents(): typeof cuptiEventDomainGetNumEvent
 }
 let cuptiEventGetAttribute$: typeof cuptiEventGetAttribute | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `CUpti_EventID`.
- * @param attrib in `CUpti_EventAttribute`.
+ * @param event in `CUpti_EventID`: an unsigned 32-bit integer.
+ * @param attrib in `CUpti_EventAttribute`: one of the {@link T.CUpti_EventAttribute} values.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks Group `CUPTI_EVENT_API`. */
@@ -232,7 +232,7 @@ function bind$cuptiEventGetAttribute(): typeof cuptiEventGetAttribute {
 }
 let cuptiEventGetIdFromName$: typeof cuptiEventGetIdFromName | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
  * @param eventName in string (`const char *`).
  * @returns the value of `event`: out `CUpti_EventID *`.
  * @remarks Group `CUPTI_EVENT_API`. */
@@ -256,7 +256,7 @@ function bind$cuptiEventGetIdFromName(): typeof cuptiEventGetIdFromName {
 let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @param event in `CUpti_EventID`.
+ * @param event in `CUpti_EventID`: an unsigned 32-bit integer.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupAddEvent', 'eventGroup', eventGroup, true);
@@ -266,8 +266,8 @@ export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): v
 }
 let cuptiEventGroupCreate$: typeof cuptiEventGroupCreate | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param flags in `uint32_t`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param flags in `uint32_t`: an unsigned 32-bit integer.
  * @returns the value of `eventGroup`: out `CUpti_EventGroup *`.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number): number {
@@ -322,7 +322,7 @@ export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
 let cuptiEventGroupGetAttribute$: typeof cuptiEventGroupGetAttribute | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @param attrib in `CUpti_EventGroupAttribute`.
+ * @param attrib in `CUpti_EventGroupAttribute`: one of the {@link T.CUpti_EventGroupAttribute} values.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks Group `CUPTI_EVENT_API`. */
@@ -352,7 +352,7 @@ function bind$cuptiEventGroupGetAttribute(): typeof cuptiEventGroupGetAttribute 
 let cuptiEventGroupReadAllEvents$: typeof cuptiEventGroupReadAllEvents | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @param flags in `CUpti_ReadEventFlags`.
+ * @param flags in `CUpti_ReadEventFlags`: one of the {@link T.CUpti_ReadEventFlags} values.
  * @returns `{ eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead }`: `eventValueBuffer`: out `uint64_t *`; `eventIdArraySizeBytes`: out `size_t *`; `eventIdArray`: out array of `u32`: its length asked first through `eventValueBufferSizeBytes` (capacity/count pair); `numEventIdsRead`: out `size_t *`.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: Uint32Array; numEventIdsRead: number } {
@@ -386,8 +386,8 @@ function bind$cuptiEventGroupReadAllEvents(): typeof cuptiEventGroupReadAllEvent
 let cuptiEventGroupReadEvent$: typeof cuptiEventGroupReadEvent | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @param flags in `CUpti_ReadEventFlags`.
- * @param event in `CUpti_EventID`.
+ * @param flags in `CUpti_ReadEventFlags`: one of the {@link T.CUpti_ReadEventFlags} values.
+ * @param event in `CUpti_EventID`: an unsigned 32-bit integer.
  * @param eventValueBufferSizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param eventValueBuffer in/out `uint64_t *`: address or host buffer.
  * @returns the value of `eventValueBufferSizeBytes`: in/out `size_t *`: this value in, the call's value returned.
@@ -429,7 +429,7 @@ export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): void {
 let cuptiEventGroupRemoveEvent$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @param event in `CUpti_EventID`.
+ * @param event in `CUpti_EventID`: an unsigned 32-bit integer.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupRemoveEvent', 'eventGroup', eventGroup, true);
@@ -449,8 +449,8 @@ export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): void {
 let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @param attrib in `CUpti_EventGroupAttribute`.
- * @param valueSize in `size_t`.
+ * @param attrib in `CUpti_EventGroupAttribute`: one of the {@link T.CUpti_EventGroupAttribute} values.
+ * @param valueSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param value in/out `void *`: address or host buffer.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): void {
@@ -481,7 +481,7 @@ export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
 }
 let cuptiEventGroupSetsCreate$: typeof cuptiEventGroupSetsCreate | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
+ * @param context in `CUcontext`: an opaque handle.
  * @param eventIdArraySizeBytes in `size_t`: size of `eventIdArray` in bytes.
  * @param eventIdArray in `CUpti_EventID *`: address or host buffer covering `eventIdArraySizeBytes` bytes.
  * @returns the value of `eventGroupPasses`: out `CUpti_EventGroupSets **`.

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param mode in `CUpti_EventCollectionMode`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param mode in `CUpti_EventCollectionMode`: one of the {@link T.CUpti_EventCollectionMode} values.
  * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T.CUpti_EventCollectionMode): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
@@ -21,7 +21,7 @@ export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T
 }
 let cuptiSetThreadIdType$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `CUpti_ActivityThreadIdType`.
+ * @param type in `CUpti_ActivityThreadIdType`: one of the {@link T.CUpti_ActivityThreadIdType} values.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuptiSetThreadIdType', 'type', 'i32', type);
@@ -85,7 +85,7 @@ function bind$cuptiSupportedDomains(): typeof cuptiSupportedDomains {
 }
 let cuptiUnsubscribe$c: NativeFunction | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param subscriber in `CUpti_SubscriberHandle`.
+ * @param subscriber in `CUpti_SubscriberHandle`: an opaque handle, such as `cuptiSubscribe` returns.
  * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiUnsubscribe', 'subscriber', subscriber, true) as typeof subscriber;

@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnCCgels$: typeof cusolverDnCCgels | undefined;
 /** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -55,16 +55,16 @@ function bind$cusolverDnCCgels(): typeof cusolverDnCCgels {
 }
 let cusolverDnCCgels_bufferSize$: typeof cusolverDnCCgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -101,16 +101,16 @@ function bind$cusolverDnCCgels_bufferSize(): typeof cusolverDnCCgels_bufferSize 
 }
 let cusolverDnCCgesv$: typeof cusolverDnCCgesv | undefined;
 /** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -146,16 +146,16 @@ function bind$cusolverDnCCgesv(): typeof cusolverDnCCgesv {
 }
 let cusolverDnCCgesv_bufferSize$: typeof cusolverDnCCgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -192,16 +192,16 @@ function bind$cusolverDnCCgesv_bufferSize(): typeof cusolverDnCCgesv_bufferSize 
 }
 let cusolverDnCEgels$: typeof cusolverDnCEgels | undefined;
 /** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -237,16 +237,16 @@ function bind$cusolverDnCEgels(): typeof cusolverDnCEgels {
 }
 let cusolverDnCEgels_bufferSize$: typeof cusolverDnCEgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -283,16 +283,16 @@ function bind$cusolverDnCEgels_bufferSize(): typeof cusolverDnCEgels_bufferSize 
 }
 let cusolverDnCEgesv$: typeof cusolverDnCEgesv | undefined;
 /** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -328,16 +328,16 @@ function bind$cusolverDnCEgesv(): typeof cusolverDnCEgesv {
 }
 let cusolverDnCEgesv_bufferSize$: typeof cusolverDnCEgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -374,16 +374,16 @@ function bind$cusolverDnCEgesv_bufferSize(): typeof cusolverDnCEgesv_bufferSize 
 }
 let cusolverDnCKgels$: typeof cusolverDnCKgels | undefined;
 /** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -419,16 +419,16 @@ function bind$cusolverDnCKgels(): typeof cusolverDnCKgels {
 }
 let cusolverDnCKgels_bufferSize$: typeof cusolverDnCKgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -465,16 +465,16 @@ function bind$cusolverDnCKgels_bufferSize(): typeof cusolverDnCKgels_bufferSize 
 }
 let cusolverDnCKgesv$: typeof cusolverDnCKgesv | undefined;
 /** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -510,16 +510,16 @@ function bind$cusolverDnCKgesv(): typeof cusolverDnCKgesv {
 }
 let cusolverDnCKgesv_bufferSize$: typeof cusolverDnCKgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -556,16 +556,16 @@ function bind$cusolverDnCKgesv_bufferSize(): typeof cusolverDnCKgesv_bufferSize 
 }
 let cusolverDnCYgels$: typeof cusolverDnCYgels | undefined;
 /** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -601,16 +601,16 @@ function bind$cusolverDnCYgels(): typeof cusolverDnCYgels {
 }
 let cusolverDnCYgels_bufferSize$: typeof cusolverDnCYgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -647,16 +647,16 @@ function bind$cusolverDnCYgels_bufferSize(): typeof cusolverDnCYgels_bufferSize 
 }
 let cusolverDnCYgesv$: typeof cusolverDnCYgesv | undefined;
 /** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -692,16 +692,16 @@ function bind$cusolverDnCYgesv(): typeof cusolverDnCYgesv {
 }
 let cusolverDnCYgesv_bufferSize$: typeof cusolverDnCYgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */

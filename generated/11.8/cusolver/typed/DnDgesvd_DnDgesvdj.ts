@@ -10,18 +10,18 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnDgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in/out `double *`: device memory.
  * @param U in/out `double *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param VT in/out `double *`: device memory.
- * @param ldvt in `int`.
+ * @param ldvt in `int`: a signed 32-bit integer.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
  * @param rwork in/out `double *`: address or host buffer.
@@ -49,9 +49,9 @@ export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnDgesvd_bufferSize$: typeof cusolverDnDgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
@@ -74,27 +74,27 @@ function bind$cusolverDnDgesvd_bufferSize(): typeof cusolverDnDgesvd_bufferSize 
 }
 let cusolverDnDgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param rank in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param rank in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param d_A in `const double *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_S in/out `double *`: device memory.
- * @param strideS in `long long`.
+ * @param strideS in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_U in/out `double *`: device memory.
- * @param ldu in `int`.
- * @param strideU in `long long`.
+ * @param ldu in `int`: a signed 32-bit integer.
+ * @param strideU in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_V in/out `double *`: device memory.
- * @param ldv in `int`.
- * @param strideV in `long long`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param strideV in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_work in/out `double *`: address or host buffer.
- * @param lwork in `int`.
+ * @param lwork in `int`: a signed 32-bit integer.
  * @param d_info out `int *`: device memory.
  * @param h_R_nrmF in/out `double *`: address or host buffer.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
@@ -123,23 +123,23 @@ export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnDgesvdaStridedBatched_bufferSize$: typeof cusolverDnDgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param rank in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param rank in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param d_A in `const double *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_S in `const double *`: device memory.
- * @param strideS in `long long`.
+ * @param strideS in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_U in `const double *`: device memory.
- * @param ldu in `int`.
- * @param strideU in `long long`.
+ * @param ldu in `int`: a signed 32-bit integer.
+ * @param strideU in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_V in `const double *`: device memory.
- * @param ldv in `int`.
- * @param strideV in `long long`.
- * @param batchSize in `int`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param strideV in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
@@ -176,22 +176,22 @@ function bind$cusolverDnDgesvdaStridedBatched_bufferSize(): typeof cusolverDnDge
 }
 let cusolverDnDgesvdj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param econ in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param econ in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in/out `double *`: device memory.
  * @param U in/out `double *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param V in/out `double *`: device memory.
- * @param ldv in `int`.
+ * @param ldv in `int`: a signed 32-bit integer.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
  * @param info out `int *`: device memory.
- * @param params in `gesvdjInfo_t`.
+ * @param params in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdj', 'handle', handle, true) as typeof handle;
@@ -215,22 +215,22 @@ export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
 }
 let cusolverDnDgesvdjBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in/out `double *`: device memory.
  * @param U in/out `double *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param V in/out `double *`: device memory.
- * @param ldv in `int`.
+ * @param ldv in `int`: a signed 32-bit integer.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
  * @param info out `int *`: device memory.
- * @param params in `gesvdjInfo_t`.
- * @param batchSize in `int`.
+ * @param params in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdjBatched', 'handle', handle, true) as typeof handle;
@@ -254,19 +254,19 @@ export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
 }
 let cusolverDnDgesvdjBatched_bufferSize$: typeof cusolverDnDgesvdjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in `const double *`: device memory.
  * @param U in `const double *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param V in `const double *`: device memory.
- * @param ldv in `int`.
- * @param params in `gesvdjInfo_t`.
- * @param batchSize in `int`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param params in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
@@ -299,19 +299,19 @@ function bind$cusolverDnDgesvdjBatched_bufferSize(): typeof cusolverDnDgesvdjBat
 }
 let cusolverDnDgesvdj_bufferSize$: typeof cusolverDnDgesvdj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param econ in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param econ in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in `const double *`: device memory.
  * @param U in `const double *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param V in `const double *`: device memory.
- * @param ldv in `int`.
- * @param params in `gesvdjInfo_t`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param params in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null): number {

@@ -10,18 +10,18 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnGetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int64_t`.
- * @param nrhs in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nrhs in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ipiv in `const int64_t *`: device memory.
- * @param dataTypeB in `cudaDataType`.
+ * @param dataTypeB in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param B in/out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -68,7 +68,7 @@ function bind$cusolverDnIRSInfosCreate(): typeof cusolverDnIRSInfosCreate {
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
@@ -77,7 +77,7 @@ export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null):
 }
 let cusolverDnIRSInfosGetMaxIters$: typeof cusolverDnIRSInfosGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `maxiters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -98,7 +98,7 @@ function bind$cusolverDnIRSInfosGetMaxIters(): typeof cusolverDnIRSInfosGetMaxIt
 }
 let cusolverDnIRSInfosGetNiters$: typeof cusolverDnIRSInfosGetNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `niters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -119,7 +119,7 @@ function bind$cusolverDnIRSInfosGetNiters(): typeof cusolverDnIRSInfosGetNiters 
 }
 let cusolverDnIRSInfosGetOuterNiters$: typeof cusolverDnIRSInfosGetOuterNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `outer_niters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -140,7 +140,7 @@ function bind$cusolverDnIRSInfosGetOuterNiters(): typeof cusolverDnIRSInfosGetOu
 }
 let cusolverDnIRSInfosGetResidualHistory$: typeof cusolverDnIRSInfosGetResidualHistory | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `residual_history`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -166,7 +166,7 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
@@ -199,7 +199,7 @@ function bind$cusolverDnIRSParamsCreate(): typeof cusolverDnIRSParamsCreate {
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
@@ -208,7 +208,7 @@ export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | nul
 }
 let cusolverDnIRSParamsDisableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
@@ -217,7 +217,7 @@ export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams
 }
 let cusolverDnIRSParamsEnableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
@@ -226,7 +226,7 @@ export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_
 }
 let cusolverDnIRSParamsGetMaxIters$: typeof cusolverDnIRSParamsGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @returns the value of `maxiters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null): number {
@@ -247,8 +247,8 @@ function bind$cusolverDnIRSParamsGetMaxIters(): typeof cusolverDnIRSParamsGetMax
 }
 let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param maxiters in `cusolver_int_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param maxiters in `cusolver_int_t`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
@@ -258,8 +258,8 @@ export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t |
 }
 let cusolverDnIRSParamsSetMaxItersInner$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param maxiters_inner in `cusolver_int_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param maxiters_inner in `cusolver_int_t`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t | null, maxiters_inner: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
@@ -269,8 +269,8 @@ export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParam
 }
 let cusolverDnIRSParamsSetRefinementSolver$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param refinement_solver in `cusolverIRSRefinement_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param refinement_solver in `cusolverIRSRefinement_t`: one of the {@link T.cusolverIRSRefinement_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t | null, refinement_solver: T.cusolverIRSRefinement_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
@@ -280,8 +280,8 @@ export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSPa
 }
 let cusolverDnIRSParamsSetSolverLowestPrecision$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param solver_lowest_precision in `cusolverPrecType_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param solver_lowest_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t | null, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
@@ -291,8 +291,8 @@ export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDn
 }
 let cusolverDnIRSParamsSetSolverMainPrecision$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param solver_main_precision in `cusolverPrecType_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param solver_main_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
@@ -302,9 +302,9 @@ export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIR
 }
 let cusolverDnIRSParamsSetSolverPrecisions$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param solver_main_precision in `cusolverPrecType_t`.
- * @param solver_lowest_precision in `cusolverPrecType_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param solver_main_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
+ * @param solver_lowest_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
@@ -315,8 +315,8 @@ export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSPa
 }
 let cusolverDnIRSParamsSetTol$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param val in `double`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param val in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
@@ -326,8 +326,8 @@ export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null
 }
 let cusolverDnIRSParamsSetTolInner$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param val in `double`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param val in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
@@ -337,18 +337,18 @@ export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t |
 }
 let cusolverDnIRSXgels$: typeof cusolverDnIRSXgels | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param gels_irs_params in `cusolverDnIRSParams_t`.
- * @param gels_irs_infos in `cusolverDnIRSInfos_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param gels_irs_params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param gels_irs_infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `void *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `void *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `void *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -386,11 +386,11 @@ function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
 }
 let cusolverDnIRSXgels_bufferSize$: typeof cusolverDnIRSXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnIRSParams_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
@@ -420,17 +420,17 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
 }
 let cusolverDnIRSXgesv$: typeof cusolverDnIRSXgesv | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param gesv_irs_params in `cusolverDnIRSParams_t`.
- * @param gesv_irs_infos in `cusolverDnIRSInfos_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param gesv_irs_params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param gesv_irs_infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `void *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `void *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `void *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -467,10 +467,10 @@ function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
 }
 let cusolverDnIRSXgesv_bufferSize$: typeof cusolverDnIRSXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnIRSParams_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {

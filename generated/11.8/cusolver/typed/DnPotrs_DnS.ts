@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnPotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnPotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param nrhs in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nrhs in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeB in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeB in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param B in/out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -42,16 +42,16 @@ export function cusolverDnPotrs(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnSBgels$: typeof cusolverDnSBgels | undefined;
 /** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -87,16 +87,16 @@ function bind$cusolverDnSBgels(): typeof cusolverDnSBgels {
 }
 let cusolverDnSBgels_bufferSize$: typeof cusolverDnSBgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -133,16 +133,16 @@ function bind$cusolverDnSBgels_bufferSize(): typeof cusolverDnSBgels_bufferSize 
 }
 let cusolverDnSBgesv$: typeof cusolverDnSBgesv | undefined;
 /** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -178,16 +178,16 @@ function bind$cusolverDnSBgesv(): typeof cusolverDnSBgesv {
 }
 let cusolverDnSBgesv_bufferSize$: typeof cusolverDnSBgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -224,16 +224,16 @@ function bind$cusolverDnSBgesv_bufferSize(): typeof cusolverDnSBgesv_bufferSize 
 }
 let cusolverDnSHgels$: typeof cusolverDnSHgels | undefined;
 /** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -269,16 +269,16 @@ function bind$cusolverDnSHgels(): typeof cusolverDnSHgels {
 }
 let cusolverDnSHgels_bufferSize$: typeof cusolverDnSHgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -315,16 +315,16 @@ function bind$cusolverDnSHgels_bufferSize(): typeof cusolverDnSHgels_bufferSize 
 }
 let cusolverDnSHgesv$: typeof cusolverDnSHgesv | undefined;
 /** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -360,16 +360,16 @@ function bind$cusolverDnSHgesv(): typeof cusolverDnSHgesv {
 }
 let cusolverDnSHgesv_bufferSize$: typeof cusolverDnSHgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -406,16 +406,16 @@ function bind$cusolverDnSHgesv_bufferSize(): typeof cusolverDnSHgesv_bufferSize 
 }
 let cusolverDnSSgels$: typeof cusolverDnSSgels | undefined;
 /** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -451,16 +451,16 @@ function bind$cusolverDnSSgels(): typeof cusolverDnSSgels {
 }
 let cusolverDnSSgels_bufferSize$: typeof cusolverDnSSgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -497,16 +497,16 @@ function bind$cusolverDnSSgels_bufferSize(): typeof cusolverDnSSgels_bufferSize 
 }
 let cusolverDnSSgesv$: typeof cusolverDnSSgesv | undefined;
 /** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -542,16 +542,16 @@ function bind$cusolverDnSSgesv(): typeof cusolverDnSSgesv {
 }
 let cusolverDnSSgesv_bufferSize$: typeof cusolverDnSSgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -588,16 +588,16 @@ function bind$cusolverDnSSgesv_bufferSize(): typeof cusolverDnSSgesv_bufferSize 
 }
 let cusolverDnSXgels$: typeof cusolverDnSXgels | undefined;
 /** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -633,16 +633,16 @@ function bind$cusolverDnSXgels(): typeof cusolverDnSXgels {
 }
 let cusolverDnSXgels_bufferSize$: typeof cusolverDnSXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -679,16 +679,16 @@ function bind$cusolverDnSXgels_bufferSize(): typeof cusolverDnSXgels_bufferSize 
 }
 let cusolverDnSXgesv$: typeof cusolverDnSXgesv | undefined;
 /** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -724,16 +724,16 @@ function bind$cusolverDnSXgesv(): typeof cusolverDnSXgesv {
 }
 let cusolverDnSXgesv_bufferSize$: typeof cusolverDnSXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `float *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `float *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `float *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */

@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnSpotri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
  * @param lwork in `int`: count of `work` in elements of `float`.
  * @param devInfo out `int *`: device memory.
@@ -33,11 +33,11 @@ export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnSpotri_bufferSize$: typeof cusolverDnSpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
@@ -62,14 +62,14 @@ function bind$cusolverDnSpotri_bufferSize(): typeof cusolverDnSpotri_bufferSize 
 }
 let cusolverDnSpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
- * @param nrhs in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `float *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param devInfo out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
@@ -87,16 +87,16 @@ export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnSpotrsBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
- * @param nrhs in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param A in/out `float **`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `float **`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param d_info out `int *`: device memory.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrsBatched', 'handle', handle, true) as typeof handle;
@@ -114,12 +114,12 @@ export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnSsyevd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param W in/out `float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
  * @param lwork in `int`: count of `work` in elements of `float`.
@@ -141,12 +141,12 @@ export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
 }
 let cusolverDnSsyevd_bufferSize$: typeof cusolverDnSsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param W in `const float *`: device memory.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
@@ -174,17 +174,17 @@ function bind$cusolverDnSsyevd_bufferSize(): typeof cusolverDnSsyevd_bufferSize 
 }
 let cusolverDnSsyevdx$: typeof cusolverDnSsyevdx | undefined;
 /** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
- * @param vl in `float`.
- * @param vu in `float`.
- * @param il in `int`.
- * @param iu in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param vl in `float`: a number (stored as a 32-bit float).
+ * @param vu in `float`: a number (stored as a 32-bit float).
+ * @param il in `int`: a signed 32-bit integer.
+ * @param iu in `int`: a signed 32-bit integer.
  * @param W in/out `float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
  * @param lwork in `int`: count of `work` in elements of `float`.
@@ -223,17 +223,17 @@ function bind$cusolverDnSsyevdx(): typeof cusolverDnSsyevdx {
 }
 let cusolverDnSsyevdx_bufferSize$: typeof cusolverDnSsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
- * @param vl in `float`.
- * @param vu in `float`.
- * @param il in `int`.
- * @param iu in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param vl in `float`: a number (stored as a 32-bit float).
+ * @param vu in `float`: a number (stored as a 32-bit float).
+ * @param il in `int`: a signed 32-bit integer.
+ * @param iu in `int`: a signed 32-bit integer.
  * @param W in `const float *`: device memory.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpSetStream$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param streamId in `cudaStream_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param streamId in `cudaStream_t`: an opaque handle, such as `cusolverDnGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpSetStream', 'handle', handle, true) as typeof handle;
@@ -21,10 +21,10 @@ export function cusolverSpSetStream(handle: T.cusolverSpHandle_t | null, streamI
 }
 let cusolverSpXcsrissymHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrEndPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: host memory.
@@ -44,10 +44,10 @@ export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t | null, m: 
 }
 let cusolverSpXcsrmetisndHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param options in `const int64_t *`: address or host buffer.
@@ -67,11 +67,11 @@ export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t | null, n
 }
 let cusolverSpXcsrpermHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in/out `int *`: host memory.
  * @param csrColIndA in/out `int *`: host memory.
  * @param p in `const int *`: address or host buffer.
@@ -96,11 +96,11 @@ export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: n
 }
 let cusolverSpXcsrperm_bufferSizeHost$: typeof cusolverSpXcsrperm_bufferSizeHost | undefined;
 /** `cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param p in `const int *`: address or host buffer.
@@ -138,14 +138,14 @@ function bind$cusolverSpXcsrperm_bufferSizeHost(): typeof cusolverSpXcsrperm_buf
 }
 let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
- * @param info in `csrqrInfo_t`.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, info: T.csrqrInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrqrAnalysisBatched', 'handle', handle, true) as typeof handle;
@@ -161,10 +161,10 @@ export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | n
 }
 let cusolverSpXcsrsymamdHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer.
@@ -182,10 +182,10 @@ export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t | null, n_
 }
 let cusolverSpXcsrsymmdqHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer.

@@ -10,19 +10,19 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseCgemvi$: typeof cusparseCgemvi | undefined;
 /** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param transA in `cusparseOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param transA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: address or host buffer.
- * @param lda in `int`.
- * @param nnz in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param xVal in `const cuComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.Pointer, lda: number, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
@@ -54,11 +54,11 @@ function bind$cusparseCgemvi(): typeof cusparseCgemvi {
 }
 let cusparseCgemvi_bufferSize$: typeof cusparseCgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param transA in `cusparseOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param transA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSize`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
@@ -83,16 +83,16 @@ function bind$cusparseCgemvi_bufferSize(): typeof cusparseCgemvi_bufferSize {
 }
 let cusparseCgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in/out `cuComplex *`: device memory.
  * @param dl in/out `cuComplex *`: device memory.
  * @param d in/out `cuComplex *`: device memory.
  * @param du in/out `cuComplex *`: device memory.
  * @param dw in/out `cuComplex *`: device memory.
  * @param x in/out `cuComplex *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -112,16 +112,16 @@ export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseCgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in `const cuComplex *`: device memory.
  * @param dl in `const cuComplex *`: device memory.
  * @param d in `const cuComplex *`: device memory.
  * @param du in `const cuComplex *`: device memory.
  * @param dw in `const cuComplex *`: device memory.
  * @param x in `const cuComplex *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
@@ -156,12 +156,12 @@ function bind$cusparseCgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseCgps
 }
 let cusparseCgthr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgthr(cusparseHandle_t handle, int nnz, const cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param y in `const cuComplex *`: device memory.
  * @param xVal in/out `cuComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
@@ -176,12 +176,12 @@ export function cusparseCgthr(handle: T.cusparseHandle_t | null, nnz: number, y:
 }
 let cusparseCgthrz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgthrz(cusparseHandle_t handle, int nnz, cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param y in/out `cuComplex *`: device memory.
  * @param xVal in/out `cuComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
@@ -196,14 +196,14 @@ export function cusparseCgthrz(handle: T.cusparseHandle_t | null, nnz: number, y
 }
 let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in/out `cuComplex *`: device memory.
  * @param d in/out `cuComplex *`: device memory.
  * @param du in/out `cuComplex *`: device memory.
  * @param x in/out `cuComplex *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -221,14 +221,14 @@ export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseCgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const cuComplex *`: device memory.
  * @param d in `const cuComplex *`: device memory.
  * @param du in `const cuComplex *`: device memory.
  * @param x in `const cuComplex *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {

@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseConstrainedGeMM$: typeof cusparseConstrainedGeMM | undefined;
 /** `cusparseStatus_t cusparseConstrainedGeMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseDnMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
+ * @param matA in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -47,15 +47,15 @@ function bind$cusparseConstrainedGeMM(): typeof cusparseConstrainedGeMM {
 }
 let cusparseConstrainedGeMM_bufferSize$: typeof cusparseConstrainedGeMM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseConstrainedGeMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseDnMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
+ * @param matA in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -90,7 +90,7 @@ function bind$cusparseConstrainedGeMM_bufferSize(): typeof cusparseConstrainedGe
 }
 let cusparseCooAoSGet$: typeof cusparseCooAoSGet | undefined;
 /** `cusparseStatus_t cusparseCooAoSGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param rows in/out `int64_t *`: address or host buffer.
  * @param cols in/out `int64_t *`: address or host buffer.
  * @param nnz in/out `int64_t *`: address or host buffer.
@@ -123,7 +123,7 @@ function bind$cusparseCooAoSGet(): typeof cusparseCooAoSGet {
 }
 let cusparseCooGet$: typeof cusparseCooGet | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -152,7 +152,7 @@ function bind$cusparseCooGet(): typeof cusparseCooGet {
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param cooRows in/out `void *`: address or host buffer.
  * @param cooColumns in/out `void *`: address or host buffer.
  * @param cooValues in/out `void *`: device memory.
@@ -167,9 +167,9 @@ export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
 }
 let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @param batchCount in `int`.
- * @param batchStride in `int64_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -180,8 +180,8 @@ export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
 }
 let cusparseCopyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCopyMatDescr(cusparseMatDescr_t dest, const cusparseMatDescr_t src)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dest in `cusparseMatDescr_t`.
- * @param src in `const cusparseMatDescr_t`.
+ * @param dest in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param src in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.cusparseMatDescr_t | null): void {
   if (typeof dest !== 'number' || !(dest >= 0 && dest <= 9007199254740991) || Math.floor(dest) !== dest) dest = addressArg('cusparseCopyMatDescr', 'dest', dest, true) as typeof dest;
@@ -215,15 +215,15 @@ function bind$cusparseCreate(): typeof cusparseCreate {
 }
 let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
 /** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param ellBlockSize in `int64_t`.
- * @param ellCols in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ellBlockSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ellCols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ellColInd in/out `void *`: device memory.
  * @param ellValue in/out `void *`: device memory.
- * @param ellIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param ellIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.DeviceMemory | null, ellValue: T.DeviceMemory | null, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -377,15 +377,15 @@ function bind$cusparseCreateColorInfo(): typeof cusparseCreateColorInfo {
 }
 let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
 /** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cooRowInd in/out `void *`: device memory.
  * @param cooColInd in/out `void *`: device memory.
  * @param cooValues in/out `void *`: device memory.
- * @param cooIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cooIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.DeviceMemory | null, cooColInd: T.DeviceMemory | null, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -419,14 +419,14 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
 }
 let cusparseCreateCooAoS$: typeof cusparseCreateCooAoS | undefined;
 /** `cusparseStatus_t cusparseCreateCooAoS(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cooInd in/out `void *`: address or host buffer.
  * @param cooValues in/out `void *`: device memory.
- * @param cooIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cooIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -460,16 +460,16 @@ function bind$cusparseCreateCooAoS(): typeof cusparseCreateCooAoS {
 }
 let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
 /** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cscColOffsets in/out `void *`: device memory.
  * @param cscRowInd in/out `void *`: device memory.
  * @param cscValues in/out `void *`: device memory.
- * @param cscColOffsetsType in `cusparseIndexType_t`.
- * @param cscRowIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cscColOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param cscRowIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -504,16 +504,16 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
 }
 let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
 /** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param csrRowOffsets in/out `void *`: device memory.
  * @param csrColInd in/out `void *`: device memory.
  * @param csrValues in/out `void *`: device memory.
- * @param csrRowOffsetsType in `cusparseIndexType_t`.
- * @param csrColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param csrRowOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param csrColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -695,12 +695,12 @@ function bind$cusparseCreateCsru2csrInfo(): typeof cusparseCreateCsru2csrInfo {
 }
 let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
 /** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param ld in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param values in/out `void *`: device memory.
- * @param valueType in `cudaDataType`.
- * @param order in `cusparseOrder_t`.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param order in `cusparseOrder_t`: one of the {@link T.cusparseOrder_t} values.
  * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
@@ -761,8 +761,8 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param p in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
@@ -823,12 +823,12 @@ function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
 let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`: size of `indices` in bytes; size of `values` in bytes.
- * @param nnz in `int64_t`.
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param indices in/out `void *`: device memory covering `size` bytes.
  * @param values in/out `void *`: device memory covering `size` bytes.
- * @param idxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param idxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.DeviceMemory | null, values: T.DeviceMemory | null, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {

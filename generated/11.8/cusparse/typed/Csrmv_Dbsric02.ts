@@ -10,26 +10,26 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseCsrmvEx$: typeof cusparseCsrmvEx | undefined;
 /** `cusparseStatus_t cusparseCsrmvEx(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, void *buffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param alg in `cusparseAlgMode_t`.
- * @param transA in `cusparseOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param alg in `cusparseAlgMode_t`: one of the {@link T.cusparseAlgMode_t} values.
+ * @param transA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param alphatype in `cudaDataType`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param alphatype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrValA in `const void *`: address or host buffer.
- * @param csrValAtype in `cudaDataType`.
+ * @param csrValAtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param csrRowPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: address or host buffer.
  * @param x in `const void *`: device memory.
- * @param xtype in `cudaDataType`.
+ * @param xtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param betatype in `cudaDataType`.
+ * @param betatype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param y in/out `void *`: device memory.
- * @param ytype in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param ytype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param buffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -69,26 +69,26 @@ function bind$cusparseCsrmvEx(): typeof cusparseCsrmvEx {
 }
 let cusparseCsrmvEx_bufferSize$: typeof cusparseCsrmvEx_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCsrmvEx_bufferSize(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param alg in `cusparseAlgMode_t`.
- * @param transA in `cusparseOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param alg in `cusparseAlgMode_t`: one of the {@link T.cusparseAlgMode_t} values.
+ * @param transA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param alphatype in `cudaDataType`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param alphatype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrValA in `const void *`: address or host buffer.
- * @param csrValAtype in `cudaDataType`.
+ * @param csrValAtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param csrRowPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: address or host buffer.
  * @param x in `const void *`: device memory.
- * @param xtype in `cudaDataType`.
+ * @param xtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param betatype in `cudaDataType`.
+ * @param betatype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param y in/out `void *`: device memory.
- * @param ytype in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param ytype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -134,13 +134,13 @@ function bind$cusparseCsrmvEx_bufferSize(): typeof cusparseCsrmvEx_bufferSize {
 }
 let cusparseDaxpyi$: typeof cusparseDaxpyi | undefined;
 /** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param xVal in `const double *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param y in/out `double *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDaxpyi(handle: T.cusparseHandle_t | null, nnz: number, alpha: T.RealScalar, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
@@ -165,16 +165,16 @@ function bind$cusparseDaxpyi(): typeof cusparseDaxpyi {
 }
 let cusparseDbsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const double *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedValC in/out `double *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
@@ -198,17 +198,17 @@ export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
 }
 let cusparseDbsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsric02Info_t`.
- * @param policy in `cusparseSolvePolicy_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
+ * @param policy in `cusparseSolvePolicy_t`: one of the {@link T.cusparseSolvePolicy_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
@@ -229,17 +229,17 @@ export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
 }
 let cusparseDbsric02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in `const double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsric02Info_t`.
- * @param policy in `cusparseSolvePolicy_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
+ * @param policy in `cusparseSolvePolicy_t`: one of the {@link T.cusparseSolvePolicy_t} values.
  * @param pInputBuffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
@@ -260,16 +260,16 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dir
 }
 let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsric02Info_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
@@ -299,16 +299,16 @@ function bind$cusparseDbsric02_bufferSize(): typeof cusparseDbsric02_bufferSize 
 }
 let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockSize in `int`.
- * @param info in `bsric02Info_t`.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {

@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param matA in `cusparseDnMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param matA in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param alg in `cusparseDenseToSparseAlg_t`: one of the {@link T.cusparseDenseToSparseAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -27,10 +27,10 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
 }
 let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param matA in `cusparseDnMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param matA in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param alg in `cusparseDenseToSparseAlg_t`: one of the {@link T.cusparseDenseToSparseAlg_t} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
@@ -59,10 +59,10 @@ function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_b
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param matA in `cusparseDnMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param matA in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param alg in `cusparseDenseToSparseAlg_t`: one of the {@link T.cusparseDenseToSparseAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -76,7 +76,7 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
 }
 let cusparseDestroy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
@@ -85,7 +85,7 @@ export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
 }
 let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsric02Info_t`.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
@@ -94,7 +94,7 @@ export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
 }
 let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrilu02Info_t`.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
@@ -103,7 +103,7 @@ export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void
 }
 let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrsm2Info_t`.
+ * @param info in `bsrsm2Info_t`: an opaque handle, such as `cusparseCreateBsrsm2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
@@ -112,7 +112,7 @@ export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
 }
 let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrsv2Info_t`.
+ * @param info in `bsrsv2Info_t`: an opaque handle, such as `cusparseCreateBsrsv2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
@@ -121,7 +121,7 @@ export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
 }
 let cusparseDestroyColorInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `cusparseColorInfo_t`.
+ * @param info in `cusparseColorInfo_t`: an opaque handle, such as `cusparseCreateColorInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
@@ -130,7 +130,7 @@ export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): vo
 }
 let cusparseDestroyCsrgemm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrgemm2Info(csrgemm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csrgemm2Info_t`.
+ * @param info in `csrgemm2Info_t`: an opaque handle, such as `cusparseCreateCsrgemm2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t | null): void {
@@ -140,7 +140,7 @@ export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t | null): void
 }
 let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csric02Info_t`.
+ * @param info in `csric02Info_t`: an opaque handle, such as `cusparseCreateCsric02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
@@ -149,7 +149,7 @@ export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
 }
 let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csrilu02Info_t`.
+ * @param info in `csrilu02Info_t`: an opaque handle, such as `cusparseCreateCsrilu02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
@@ -158,7 +158,7 @@ export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void
 }
 let cusparseDestroyCsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrsm2Info(csrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csrsm2Info_t`.
+ * @param info in `csrsm2Info_t`: an opaque handle, such as `cusparseCreateCsrsm2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t | null): void {
@@ -168,7 +168,7 @@ export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t | null): void {
 }
 let cusparseDestroyCsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrsv2Info(csrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csrsv2Info_t`.
+ * @param info in `csrsv2Info_t`: an opaque handle, such as `cusparseCreateCsrsv2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t | null): void {
@@ -178,7 +178,7 @@ export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t | null): void {
 }
 let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csru2csrInfo_t`.
+ * @param info in `csru2csrInfo_t`: an opaque handle, such as `cusparseCreateCsru2csrInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
@@ -187,7 +187,7 @@ export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void
 }
 let cusparseDestroyDnMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
@@ -196,7 +196,7 @@ export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t | null):
 }
 let cusparseDestroyDnVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnVecDescr in `cusparseDnVecDescr_t`.
+ * @param dnVecDescr in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
@@ -205,7 +205,7 @@ export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t | null):
 }
 let cusparseDestroyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`.
+ * @param descrA in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
@@ -214,7 +214,7 @@ export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): vo
 }
 let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `pruneInfo_t`.
+ * @param info in `pruneInfo_t`: an opaque handle, such as `cusparseCreatePruneInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
@@ -223,7 +223,7 @@ export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
 }
 let cusparseDestroySpMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -232,7 +232,7 @@ export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t | null):
 }
 let cusparseDestroySpVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @param spVecDescr in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseSpVecDescr_t | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;

@@ -10,19 +10,19 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseDgemvi$: typeof cusparseDgemvi | undefined;
 /** `cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param transA in `cusparseOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param transA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const double *`: address or host buffer.
- * @param lda in `int`.
- * @param nnz in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param xVal in `const double *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.Pointer, lda: number, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, beta: T.RealScalar, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
@@ -54,11 +54,11 @@ function bind$cusparseDgemvi(): typeof cusparseDgemvi {
 }
 let cusparseDgemvi_bufferSize$: typeof cusparseDgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param transA in `cusparseOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param transA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSize`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
@@ -83,16 +83,16 @@ function bind$cusparseDgemvi_bufferSize(): typeof cusparseDgemvi_bufferSize {
 }
 let cusparseDgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in/out `double *`: device memory.
  * @param dl in/out `double *`: device memory.
  * @param d in/out `double *`: device memory.
  * @param du in/out `double *`: device memory.
  * @param dw in/out `double *`: device memory.
  * @param x in/out `double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -112,16 +112,16 @@ export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseDgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in `const double *`: device memory.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param dw in `const double *`: device memory.
  * @param x in `const double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
@@ -156,12 +156,12 @@ function bind$cusparseDgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgps
 }
 let cusparseDgthr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthr(cusparseHandle_t handle, int nnz, const double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param y in `const double *`: device memory.
  * @param xVal in/out `double *`: device memory.
  * @param xInd in `const int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
@@ -176,12 +176,12 @@ export function cusparseDgthr(handle: T.cusparseHandle_t | null, nnz: number, y:
 }
 let cusparseDgthrz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthrz(cusparseHandle_t handle, int nnz, double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param y in/out `double *`: device memory.
  * @param xVal in/out `double *`: device memory.
  * @param xInd in `const int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
@@ -196,14 +196,14 @@ export function cusparseDgthrz(handle: T.cusparseHandle_t | null, nnz: number, y
 }
 let cusparseDgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in/out `double *`: device memory.
  * @param d in/out `double *`: device memory.
  * @param du in/out `double *`: device memory.
  * @param x in/out `double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -221,14 +221,14 @@ export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseDgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param x in `const double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {

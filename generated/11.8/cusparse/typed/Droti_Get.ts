@@ -10,14 +10,14 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseDroti$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDroti(cusparseHandle_t handle, int nnz, double *xVal, const int *xInd, double *y, const double *c, const double *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param xVal in/out `double *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param y in/out `double *`: device memory.
  * @param c in `const double *`: address or host buffer.
  * @param s_ in `const double *`: address or host buffer.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDroti(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, c: T.Pointer, s_: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
@@ -34,12 +34,12 @@ export function cusparseDroti(handle: T.cusparseHandle_t | null, nnz: number, xV
 }
 let cusparseDsctr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDsctr(cusparseHandle_t handle, int nnz, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param xVal in `const double *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param y in/out `double *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
@@ -54,9 +54,9 @@ export function cusparseDsctr(handle: T.cusparseHandle_t | null, nnz: number, xV
 }
 let cusparseGather$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
- * @param vecX in `cusparseSpVecDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param vecX in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cusparseDnVecDescr_t | null, vecX: T.cusparseSpVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
@@ -67,7 +67,7 @@ export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cuspar
 }
 let cusparseGetColorAlgs$: typeof cusparseGetColorAlgs | undefined;
 /** `cusparseStatus_t cusparseGetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t *alg)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `cusparseColorInfo_t`.
+ * @param info in `cusparseColorInfo_t`: an opaque handle, such as `cusparseCreateColorInfo` returns.
  * @returns the value of `alg`: out `cusparseColorAlg_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t | null): T.cusparseColorAlg_t {
@@ -88,7 +88,7 @@ function bind$cusparseGetColorAlgs(): typeof cusparseGetColorAlgs {
 }
 let cusparseGetErrorName$c: NativeFunction | undefined;
 /** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
- * @param status_ in `cusparseStatus_t`.
+ * @param status_ in `cusparseStatus_t`: one of the {@link T.cusparseStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null {
@@ -98,7 +98,7 @@ export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null
 }
 let cusparseGetErrorString$c: NativeFunction | undefined;
 /** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
- * @param status_ in `cusparseStatus_t`.
+ * @param status_ in `cusparseStatus_t`: one of the {@link T.cusparseStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | null {
@@ -108,7 +108,7 @@ export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | nu
 }
 let cusparseGetMatDiagType$c: NativeFunction | undefined;
 /** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseDiagType_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.cusparseDiagType_t {
@@ -118,7 +118,7 @@ export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.c
 }
 let cusparseGetMatFillMode$c: NativeFunction | undefined;
 /** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseFillMode_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.cusparseFillMode_t {
@@ -128,7 +128,7 @@ export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.c
 }
 let cusparseGetMatIndexBase$c: NativeFunction | undefined;
 /** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseIndexBase_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.cusparseIndexBase_t {
@@ -138,7 +138,7 @@ export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.
 }
 let cusparseGetMatType$c: NativeFunction | undefined;
 /** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseMatrixType_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cusparseMatrixType_t {
@@ -148,7 +148,7 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cuspa
 }
 let cusparseGetPointerMode$: typeof cusparseGetPointerMode | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @returns the value of `mode`: out `cusparsePointerMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
@@ -169,7 +169,7 @@ function bind$cusparseGetPointerMode(): typeof cusparseGetPointerMode {
 }
 let cusparseGetProperty$: typeof cusparseGetProperty | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
@@ -190,7 +190,7 @@ function bind$cusparseGetProperty(): typeof cusparseGetProperty {
 }
 let cusparseGetStream$: typeof cusparseGetStream | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
@@ -216,7 +216,7 @@ function bind$cusparseGetStream(): typeof cusparseGetStream {
 }
 let cusparseGetVersion$: typeof cusparseGetVersion | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @returns the value of `version`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {

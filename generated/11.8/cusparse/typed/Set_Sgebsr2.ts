@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseSetColorAlgs$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t alg)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `cusparseColorInfo_t`.
- * @param alg in `cusparseColorAlg_t`.
+ * @param info in `cusparseColorInfo_t`: an opaque handle, such as `cusparseCreateColorInfo` returns.
+ * @param alg in `cusparseColorAlg_t`: one of the {@link T.cusparseColorAlg_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetColorAlgs(info: T.cusparseColorInfo_t | null, alg: T.cusparseColorAlg_t): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSetColorAlgs', 'info', info, true) as typeof info;
@@ -21,8 +21,8 @@ export function cusparseSetColorAlgs(info: T.cusparseColorInfo_t | null, alg: T.
 }
 let cusparseSetMatDiagType$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`.
- * @param diagType in `cusparseDiagType_t`.
+ * @param descrA in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param diagType in `cusparseDiagType_t`: one of the {@link T.cusparseDiagType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diagType: T.cusparseDiagType_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatDiagType', 'descrA', descrA, true) as typeof descrA;
@@ -32,8 +32,8 @@ export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diag
 }
 let cusparseSetMatFillMode$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`.
- * @param fillMode in `cusparseFillMode_t`.
+ * @param descrA in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param fillMode in `cusparseFillMode_t`: one of the {@link T.cusparseFillMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fillMode: T.cusparseFillMode_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatFillMode', 'descrA', descrA, true) as typeof descrA;
@@ -43,8 +43,8 @@ export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fill
 }
 let cusparseSetMatIndexBase$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`.
- * @param base in `cusparseIndexBase_t`.
+ * @param descrA in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param base in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, base: T.cusparseIndexBase_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
@@ -54,8 +54,8 @@ export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, bas
 }
 let cusparseSetMatType$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`.
- * @param type in `cusparseMatrixType_t`.
+ * @param descrA in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param type in `cusparseMatrixType_t`: one of the {@link T.cusparseMatrixType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.cusparseMatrixType_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatType', 'descrA', descrA, true) as typeof descrA;
@@ -65,8 +65,8 @@ export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.
 }
 let cusparseSetPointerMode$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mode in `cusparsePointerMode_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mode in `cusparsePointerMode_t`: one of the {@link T.cusparsePointerMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: T.cusparsePointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSetPointerMode', 'handle', handle, true) as typeof handle;
@@ -76,8 +76,8 @@ export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: 
 }
 let cusparseSetStream$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param streamId in `cudaStream_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param streamId in `cudaStream_t`: an opaque handle, such as `cusparseGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetStream(handle: T.cusparseHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSetStream', 'handle', handle, true) as typeof handle;
@@ -87,17 +87,17 @@ export function cusparseSetStream(handle: T.cusparseHandle_t | null, streamId: T
 }
 let cusparseSgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const float *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedValC in/out `float *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
@@ -122,20 +122,20 @@ export function cusparseSgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
 }
 let cusparseSgebsr2gebsc$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
  * @param bsrSortedVal in `const float *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @param bscVal in/out `float *`: address or host buffer.
  * @param bscRowInd in/out `int *`: address or host buffer.
  * @param bscColPtr in/out `int *`: address or host buffer.
- * @param copyValues in `cusparseAction_t`.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param copyValues in `cusparseAction_t`: one of the {@link T.cusparseAction_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
@@ -159,15 +159,15 @@ export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
 }
 let cusparseSgebsr2gebsc_bufferSize$: typeof cusparseSgebsr2gebsc_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
  * @param bsrSortedVal in `const float *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
@@ -196,15 +196,15 @@ function bind$cusparseSgebsr2gebsc_bufferSize(): typeof cusparseSgebsr2gebsc_buf
 }
 let cusparseSgebsr2gebsc_bufferSizeExt$: typeof cusparseSgebsr2gebsc_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
  * @param bsrSortedVal in `const float *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
@@ -238,23 +238,23 @@ function bind$cusparseSgebsr2gebsc_bufferSizeExt(): typeof cusparseSgebsr2gebsc_
 }
 let cusparseSgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const float *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDimA in `int`.
- * @param colBlockDimA in `int`.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param rowBlockDimA in `int`: a signed 32-bit integer.
+ * @param colBlockDimA in `int`: a signed 32-bit integer.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValC in/out `float *`: device memory.
  * @param bsrSortedRowPtrC in/out `int *`: device memory.
  * @param bsrSortedColIndC in/out `int *`: device memory.
- * @param rowBlockDimC in `int`.
- * @param colBlockDimC in `int`.
+ * @param rowBlockDimC in `int`: a signed 32-bit integer.
+ * @param colBlockDimC in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.DeviceMemory | null): void {
@@ -281,19 +281,19 @@ export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
 }
 let cusparseSgebsr2gebsr_bufferSize$: typeof cusparseSgebsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const float *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDimA in `int`.
- * @param colBlockDimA in `int`.
- * @param rowBlockDimC in `int`.
- * @param colBlockDimC in `int`.
+ * @param rowBlockDimA in `int`: a signed 32-bit integer.
+ * @param colBlockDimA in `int`: a signed 32-bit integer.
+ * @param rowBlockDimC in `int`: a signed 32-bit integer.
+ * @param colBlockDimC in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
@@ -326,19 +326,19 @@ function bind$cusparseSgebsr2gebsr_bufferSize(): typeof cusparseSgebsr2gebsr_buf
 }
 let cusparseSgebsr2gebsr_bufferSizeExt$: typeof cusparseSgebsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const float *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDimA in `int`.
- * @param colBlockDimA in `int`.
- * @param rowBlockDimC in `int`.
- * @param colBlockDimC in `int`.
+ * @param rowBlockDimA in `int`: a signed 32-bit integer.
+ * @param colBlockDimA in `int`: a signed 32-bit integer.
+ * @param rowBlockDimC in `int`: a signed 32-bit integer.
+ * @param colBlockDimC in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {

@@ -10,14 +10,14 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseSgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in/out `float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
@@ -35,14 +35,14 @@ export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
 }
 let cusparseSgtsv2StridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
- * @param batchCount in `int`.
- * @param batchStride in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
@@ -60,14 +60,14 @@ export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseSgtsv2StridedBatch_bufferSizeExt$: typeof cusparseSgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param x in `const float *`: device memory.
- * @param batchCount in `int`.
- * @param batchStride in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
@@ -100,14 +100,14 @@ function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2S
 }
 let cusparseSgtsv2_bufferSizeExt$: typeof cusparseSgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
@@ -140,14 +140,14 @@ function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeEx
 }
 let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in/out `float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
@@ -165,14 +165,14 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseSgtsv2_nopivot_bufferSizeExt$: typeof cusparseSgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
@@ -205,13 +205,13 @@ function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopi
 }
 let cusparseSnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param A in `const float *`: address or host buffer.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
@@ -230,14 +230,14 @@ export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparse
 }
 let cusparseSnnz_compress$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param descr in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param descr in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedValA in `const float *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param nnzPerRow in/out `int *`: address or host buffer.
  * @param nnzC in/out `int *`: address or host buffer.
- * @param tol in `float`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;

@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseSpGEMM_compute$: typeof cusparseSpGEMM_compute | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @param bufferSize2 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer2 in/out `void *`: device memory, or null.
  * @returns the value of `bufferSize2`: in/out `size_t *`: this value in, the call's value returned.
@@ -60,17 +60,17 @@ function bind$cusparseSpGEMM_compute(): typeof cusparseSpGEMM_compute {
 }
 let cusparseSpGEMM_copy$: typeof cusparseSpGEMM_copy | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null): void {
   return (cusparseSpGEMM_copy$ ??= bind$cusparseSpGEMM_copy())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
@@ -122,7 +122,7 @@ function bind$cusparseSpGEMM_createDescr(): typeof cusparseSpGEMM_createDescr {
 }
 let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descr in `cusparseSpGEMMDescr_t`.
+ * @param descr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpGEMM_destroyDescr', 'descr', descr, true) as typeof descr;
@@ -131,17 +131,17 @@ export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | nul
 }
 let cusparseSpGEMM_workEstimation$: typeof cusparseSpGEMM_workEstimation | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @param bufferSize1 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer1 in/out `void *`: device memory, or null.
  * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned.
@@ -181,17 +181,17 @@ function bind$cusparseSpGEMM_workEstimation(): typeof cusparseSpGEMM_workEstimat
 }
 let cusparseSpGEMMreuse_compute$: typeof cusparseSpGEMMreuse_compute | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null): void {
   return (cusparseSpGEMMreuse_compute$ ??= bind$cusparseSpGEMMreuse_compute())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
@@ -219,14 +219,14 @@ function bind$cusparseSpGEMMreuse_compute(): typeof cusparseSpGEMMreuse_compute 
 }
 let cusparseSpGEMMreuse_copy$: typeof cusparseSpGEMMreuse_copy | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param matC in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @param bufferSize5 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer5 in/out `void *`: device memory, or null.
  * @returns the value of `bufferSize5`: in/out `size_t *`: this value in, the call's value returned.
@@ -263,14 +263,14 @@ function bind$cusparseSpGEMMreuse_copy(): typeof cusparseSpGEMMreuse_copy {
 }
 let cusparseSpGEMMreuse_nnz$: typeof cusparseSpGEMMreuse_nnz | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param matC in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @param bufferSize2 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer2 in/out `void *`: device memory, or null.
  * @param bufferSize3 in/out `size_t *`: this value in, the call's value returned.
@@ -312,14 +312,14 @@ function bind$cusparseSpGEMMreuse_nnz(): typeof cusparseSpGEMMreuse_nnz {
 }
 let cusparseSpGEMMreuse_workEstimation$: typeof cusparseSpGEMMreuse_workEstimation | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param matC in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param alg in `cusparseSpGEMMAlg_t`: one of the {@link T.cusparseSpGEMMAlg_t} values.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`: an opaque handle, such as `cusparseSpGEMM_createDescr` returns.
  * @param bufferSize1 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer1 in/out `void *`: device memory, or null.
  * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned.
@@ -356,16 +356,16 @@ function bind$cusparseSpGEMMreuse_workEstimation(): typeof cusparseSpGEMMreuse_w
 }
 let cusparseSpMM$: typeof cusparseSpMM | undefined;
 /** `cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpMMAlg_t`.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpMMAlg_t`: one of the {@link T.cusparseSpMMAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -394,7 +394,7 @@ function bind$cusparseSpMM(): typeof cusparseSpMM {
 }
 let cusparseSpMMOp$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cusparseSpMMOpPlan_t`.
+ * @param plan in `cusparseSpMMOpPlan_t`: an opaque handle, such as `cusparseSpMMOp_createPlan` returns.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuffer: T.DeviceMemory | null): void {
@@ -405,20 +405,20 @@ export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuff
 }
 let cusparseSpMMOp_createPlan$: typeof cusparseSpMMOp_createPlan | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpMMOpAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpMMOpAlg_t`: one of the {@link T.cusparseSpMMOpAlg_t} values.
  * @param addOperationNvvmBuffer in `const void *`: address or host buffer.
- * @param addOperationBufferSize in `size_t`.
+ * @param addOperationBufferSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param mulOperationNvvmBuffer in `const void *`: address or host buffer.
- * @param mulOperationBufferSize in `size_t`.
+ * @param mulOperationBufferSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param epilogueNvvmBuffer in `const void *`: address or host buffer.
- * @param epilogueBufferSize in `size_t`.
+ * @param epilogueBufferSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64): { plan: T.cusparseSpMMOpPlan_t; SpMMWorkspaceSize: number } {
@@ -453,7 +453,7 @@ function bind$cusparseSpMMOp_createPlan(): typeof cusparseSpMMOp_createPlan {
 }
 let cusparseSpMMOp_destroyPlan$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cusparseSpMMOpPlan_t`.
+ * @param plan in `cusparseSpMMOpPlan_t`: an opaque handle, such as `cusparseSpMMOp_createPlan` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cusparseSpMMOp_destroyPlan', 'plan', plan, true) as typeof plan;
@@ -462,16 +462,16 @@ export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null):
 }
 let cusparseSpMM_bufferSize$: typeof cusparseSpMM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpMMAlg_t`.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpMMAlg_t`: one of the {@link T.cusparseSpMMAlg_t} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t): number {
@@ -506,16 +506,16 @@ function bind$cusparseSpMM_bufferSize(): typeof cusparseSpMM_bufferSize {
 }
 let cusparseSpMM_preprocess$: typeof cusparseSpMM_preprocess | undefined;
 /** `cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpMMAlg_t`.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpMMAlg_t`: one of the {@link T.cusparseSpMMAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -544,15 +544,15 @@ function bind$cusparseSpMM_preprocess(): typeof cusparseSpMM_preprocess {
 }
 let cusparseSpMV$: typeof cusparseSpMV | undefined;
 /** Wrapped by `Sparse.spmv` (objects layer). `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param vecX in `cusparseDnVecDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param vecX in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param vecY in `cusparseDnVecDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpMVAlg_t`.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpMVAlg_t`: one of the {@link T.cusparseSpMVAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @see {@link cuda-ts/objects!Sparse#spmv | Sparse.spmv} (objects layer) */
@@ -581,15 +581,15 @@ function bind$cusparseSpMV(): typeof cusparseSpMV {
 }
 let cusparseSpMV_bufferSize$: typeof cusparseSpMV_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param vecX in `cusparseDnVecDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param vecX in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param vecY in `cusparseDnVecDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpMVAlg_t`.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpMVAlg_t`: one of the {@link T.cusparseSpMVAlg_t} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, vecX: T.cusparseDnVecDescr_t | null, beta: T.UntypedScalar, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t): number {
@@ -623,10 +623,10 @@ function bind$cusparseSpMV_bufferSize(): typeof cusparseSpMV_bufferSize {
 }
 let cusparseSpMatGetAttribute$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @param attribute in `cusparseSpMatAttribute_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param attribute in `cusparseSpMatAttribute_t`: one of the {@link T.cusparseSpMatAttribute_t} values.
  * @param data in/out `void *`: address or host buffer.
- * @param dataSize in `size_t`.
+ * @param dataSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -638,7 +638,7 @@ export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseSpMatDescr_t | n
 }
 let cusparseSpMatGetFormat$: typeof cusparseSpMatGetFormat | undefined;
 /** `cusparseStatus_t cusparseSpMatGetFormat(cusparseSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @returns the value of `format`: out `cusparseFormat_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseSpMatDescr_t | null): T.cusparseFormat_t {
@@ -659,7 +659,7 @@ function bind$cusparseSpMatGetFormat(): typeof cusparseSpMatGetFormat {
 }
 let cusparseSpMatGetIndexBase$: typeof cusparseSpMatGetIndexBase | undefined;
 /** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @returns the value of `idxBase`: out `cusparseIndexBase_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseSpMatDescr_t | null): T.cusparseIndexBase_t {
@@ -680,7 +680,7 @@ function bind$cusparseSpMatGetIndexBase(): typeof cusparseSpMatGetIndexBase {
 }
 let cusparseSpMatGetSize$: typeof cusparseSpMatGetSize | undefined;
 /** `cusparseStatus_t cusparseSpMatGetSize(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @returns `{ rows, cols, nnz }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint } {
@@ -703,7 +703,7 @@ function bind$cusparseSpMatGetSize(): typeof cusparseSpMatGetSize {
 }
 let cusparseSpMatGetStridedBatch$: typeof cusparseSpMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @returns the value of `batchCount`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null): number {
@@ -724,7 +724,7 @@ function bind$cusparseSpMatGetStridedBatch(): typeof cusparseSpMatGetStridedBatc
 }
 let cusparseSpMatGetValues$: typeof cusparseSpMatGetValues | undefined;
 /** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @returns the value of `values`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t | null): number {
@@ -750,10 +750,10 @@ function bind$cusparseSpMatGetValues(): typeof cusparseSpMatGetValues {
 }
 let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @param attribute in `cusparseSpMatAttribute_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param attribute in `cusparseSpMatAttribute_t`: one of the {@link T.cusparseSpMatAttribute_t} values.
  * @param data in/out `void *`: address or host buffer.
- * @param dataSize in `size_t`.
+ * @param dataSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -765,8 +765,8 @@ export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | n
 }
 let cusparseSpMatSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @param batchCount in `int`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -776,7 +776,7 @@ export function cusparseSpMatSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t 
 }
 let cusparseSpMatSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
  * @param values in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null, values: T.DeviceMemory | null): void {
@@ -787,16 +787,16 @@ export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null
 }
 let cusparseSpSM_analysis$: typeof cusparseSpSM_analysis | undefined;
 /** `cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpSMAlg_t`.
- * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpSMAlg_t`: one of the {@link T.cusparseSpSMAlg_t} values.
+ * @param spsmDescr in `cusparseSpSMDescr_t`: an opaque handle, such as `cusparseSpSM_createDescr` returns.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null, externalBuffer: T.DeviceMemory | null): void {
@@ -825,16 +825,16 @@ function bind$cusparseSpSM_analysis(): typeof cusparseSpSM_analysis {
 }
 let cusparseSpSM_bufferSize$: typeof cusparseSpSM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpSMAlg_t`.
- * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpSMAlg_t`: one of the {@link T.cusparseSpSMAlg_t} values.
+ * @param spsmDescr in `cusparseSpSMDescr_t`: an opaque handle, such as `cusparseSpSM_createDescr` returns.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): number {
@@ -893,7 +893,7 @@ function bind$cusparseSpSM_createDescr(): typeof cusparseSpSM_createDescr {
 }
 let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descr in `cusparseSpSMDescr_t`.
+ * @param descr in `cusparseSpSMDescr_t`: an opaque handle, such as `cusparseSpSM_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpSM_destroyDescr', 'descr', descr, true) as typeof descr;
@@ -902,16 +902,16 @@ export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t | null): 
 }
 let cusparseSpSM_solve$: typeof cusparseSpSM_solve | undefined;
 /** `cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param matB in `cusparseDnMatDescr_t`.
- * @param matC in `cusparseDnMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpSMAlg_t`.
- * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param matB in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param matC in `cusparseDnMatDescr_t`: an opaque handle, such as `cusparseCreateDnMat` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpSMAlg_t`: one of the {@link T.cusparseSpSMAlg_t} values.
+ * @param spsmDescr in `cusparseSpSMDescr_t`: an opaque handle, such as `cusparseSpSM_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_solve(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): void {
   return (cusparseSpSM_solve$ ??= bind$cusparseSpSM_solve())(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
@@ -938,15 +938,15 @@ function bind$cusparseSpSM_solve(): typeof cusparseSpSM_solve {
 }
 let cusparseSpSV_analysis$: typeof cusparseSpSV_analysis | undefined;
 /** `cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param vecX in `cusparseDnVecDescr_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpSVAlg_t`.
- * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param vecX in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpSVAlg_t`: one of the {@link T.cusparseSpSVAlg_t} values.
+ * @param spsvDescr in `cusparseSpSVDescr_t`: an opaque handle, such as `cusparseSpSV_createDescr` returns.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, vecX: T.cusparseDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null, externalBuffer: T.DeviceMemory | null): void {
@@ -974,15 +974,15 @@ function bind$cusparseSpSV_analysis(): typeof cusparseSpSV_analysis {
 }
 let cusparseSpSV_bufferSize$: typeof cusparseSpSV_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param vecX in `cusparseDnVecDescr_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpSVAlg_t`.
- * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param vecX in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpSVAlg_t`: one of the {@link T.cusparseSpSVAlg_t} values.
+ * @param spsvDescr in `cusparseSpSVDescr_t`: an opaque handle, such as `cusparseSpSV_createDescr` returns.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, vecX: T.cusparseDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): number {
@@ -1040,7 +1040,7 @@ function bind$cusparseSpSV_createDescr(): typeof cusparseSpSV_createDescr {
 }
 let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descr in `cusparseSpSVDescr_t`.
+ * @param descr in `cusparseSpSVDescr_t`: an opaque handle, such as `cusparseSpSV_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpSV_destroyDescr', 'descr', descr, true) as typeof descr;
@@ -1049,15 +1049,15 @@ export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t | null): 
 }
 let cusparseSpSV_solve$: typeof cusparseSpSV_solve | undefined;
 /** `cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseSpMatDescr_t`.
- * @param vecX in `cusparseDnVecDescr_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSpSVAlg_t`.
- * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @param matA in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateCoo` returns.
+ * @param vecX in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSpSVAlg_t`: one of the {@link T.cusparseSpSVAlg_t} values.
+ * @param spsvDescr in `cusparseSpSVDescr_t`: an opaque handle, such as `cusparseSpSV_createDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_solve(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseSpMatDescr_t | null, vecX: T.cusparseDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): void {
   return (cusparseSpSV_solve$ ??= bind$cusparseSpSV_solve())(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
@@ -1083,12 +1083,12 @@ function bind$cusparseSpSV_solve(): typeof cusparseSpSV_solve {
 }
 let cusparseSpVV$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVV(cusparseHandle_t handle, cusparseOperation_t opX, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opX in `cusparseOperation_t`.
- * @param vecX in `cusparseSpVecDescr_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opX in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param vecX in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
  * @param result_ in/out `void *`: address or host buffer.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseSpVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.DeviceMemory | null): void {
@@ -1104,12 +1104,12 @@ export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseO
 }
 let cusparseSpVV_bufferSize$: typeof cusparseSpVV_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opX, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opX in `cusparseOperation_t`.
- * @param vecX in `cusparseSpVecDescr_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opX in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param vecX in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
  * @param result_ in `const void *`: address or host buffer.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseSpVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType): number {
@@ -1140,7 +1140,7 @@ function bind$cusparseSpVV_bufferSize(): typeof cusparseSpVV_bufferSize {
 }
 let cusparseSpVecGet$: typeof cusparseSpVecGet | undefined;
 /** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @param spVecDescr in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `void **`; `values`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -1167,7 +1167,7 @@ function bind$cusparseSpVecGet(): typeof cusparseSpVecGet {
 }
 let cusparseSpVecGetIndexBase$: typeof cusparseSpVecGetIndexBase | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @param spVecDescr in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @returns the value of `idxBase`: out `cusparseIndexBase_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseSpVecDescr_t | null): T.cusparseIndexBase_t {
@@ -1188,7 +1188,7 @@ function bind$cusparseSpVecGetIndexBase(): typeof cusparseSpVecGetIndexBase {
 }
 let cusparseSpVecGetValues$: typeof cusparseSpVecGetValues | undefined;
 /** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @param spVecDescr in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @returns the value of `values`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t | null): number {
@@ -1214,7 +1214,7 @@ function bind$cusparseSpVecGetValues(): typeof cusparseSpVecGetValues {
 }
 let cusparseSpVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @param spVecDescr in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @param values in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t | null, values: T.DeviceMemory | null): void {

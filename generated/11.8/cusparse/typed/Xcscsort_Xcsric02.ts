@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseXcscsort$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param cscColPtrA in `const int *`: address or host buffer.
  * @param cscRowIndA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
@@ -35,10 +35,10 @@ export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n
 }
 let cusparseXcscsort_bufferSizeExt$: typeof cusparseXcscsort_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param cscColPtrA in `const int *`: address or host buffer.
  * @param cscRowIndA in `const int *`: address or host buffer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
@@ -71,15 +71,15 @@ function bind$cusparseXcscsort_bufferSizeExt(): typeof cusparseXcscsort_bufferSi
 }
 let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedRowPtrC in/out `int *`: device memory.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
@@ -100,12 +100,12 @@ export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t | null, dirA: T.c
 }
 let cusparseXcsr2coo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @param csrSortedRowPtr in `const int *`: device memory.
- * @param nnz in `int`.
- * @param m in `int`.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param cooRowInd in/out `int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRowPtr: T.DeviceMemory | null, nnz: number, m: number, cooRowInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2coo', 'handle', handle, true) as typeof handle;
@@ -119,17 +119,17 @@ export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRow
 }
 let cusparseXcsr2gebsrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedRowPtrC in/out `int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
@@ -152,18 +152,18 @@ export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T
 }
 let cusparseXcsrgeam2Nnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
- * @param nnzA in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
- * @param descrB in `const cusparseMatDescr_t`.
- * @param nnzB in `int`.
+ * @param descrB in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param nnzB in `int`: a signed 32-bit integer.
  * @param csrSortedRowPtrB in `const int *`: device memory.
  * @param csrSortedColIndB in `const int *`: device memory.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param workspace in/out `void *`: address or host buffer.
@@ -189,26 +189,26 @@ export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t | null, m: numbe
 }
 let cusparseXcsrgemm2Nnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrgemm2Nnz(cusparseHandle_t handle, int m, int n, int k, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
- * @param nnzA in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
- * @param descrB in `const cusparseMatDescr_t`.
- * @param nnzB in `int`.
+ * @param descrB in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param nnzB in `int`: a signed 32-bit integer.
  * @param csrSortedRowPtrB in `const int *`: device memory.
  * @param csrSortedColIndB in `const int *`: device memory.
- * @param descrD in `const cusparseMatDescr_t`.
- * @param nnzD in `int`.
+ * @param descrD in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
+ * @param nnzD in `int`: a signed 32-bit integer.
  * @param csrSortedRowPtrD in `const int *`: device memory.
  * @param csrSortedColIndD in `const int *`: device memory.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
- * @param info in `const csrgemm2Info_t`.
+ * @param info in `const csrgemm2Info_t`: an opaque handle, such as `cusparseCreateCsrgemm2Info` returns.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -239,8 +239,8 @@ export function cusparseXcsrgemm2Nnz(handle: T.cusparseHandle_t | null, m: numbe
 }
 let cusparseXcsric02_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param info in `csric02Info_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param info in `csric02Info_t`: an opaque handle, such as `cusparseCreateCsric02Info` returns.
  * @param position in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csric02Info_t | null, position: T.Pointer): void {

@@ -37,7 +37,7 @@ function bind$cuArray3DCreate(): typeof cuArray3DCreate {
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hArray in `CUarray`.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
  * @returns the value of `pArrayDescriptor`: out `CUDA_ARRAY3D_DESCRIPTOR_st`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D_DESCRIPTOR_st {
@@ -75,7 +75,7 @@ function bind$cuArrayCreate(): typeof cuArrayCreate {
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hArray in `CUarray`.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayDestroy(hArray: T.CUarray | null): void {
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArrayDestroy', 'hArray', hArray, true) as typeof hArray;
@@ -84,7 +84,7 @@ export function cuArrayDestroy(hArray: T.CUarray | null): void {
 }
 let cuArrayGetDescriptor$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hArray in `CUarray`.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
  * @returns the value of `pArrayDescriptor`: out `CUDA_ARRAY_DESCRIPTOR_st`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DESCRIPTOR_st {
@@ -96,8 +96,8 @@ export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DES
 }
 let cuArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `CUarray`.
- * @param device in `CUdevice`.
+ * @param array in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
  * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
@@ -110,8 +110,8 @@ export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: nu
 }
 let cuArrayGetPlane$: typeof cuArrayGetPlane | undefined;
 /** API group `CUDA_MEM`. `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hArray in `CUarray`.
- * @param planeIdx in `unsigned int`.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param planeIdx in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pPlaneArray`: out `CUarray *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.CUarray {
@@ -138,7 +138,7 @@ function bind$cuArrayGetPlane(): typeof cuArrayGetPlane {
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `CUarray`.
+ * @param array in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
  * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetSparseProperties(array: T.CUarray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuCtxAttach$: typeof cuCtxAttach | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -37,8 +37,8 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
 /** API group `CUDA_CTX`; wrapped by `Context.create` (objects layer). `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
@@ -67,8 +67,8 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
 let cuCtxCreate_v3$: typeof cuCtxCreate_v3 | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUexecAffinityParam_st`; its length is passed as `numParams`.
- * @param flags in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
@@ -97,7 +97,7 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
@@ -107,7 +107,7 @@ export function cuCtxDestroy(ctx: T.CUcontext | null): void {
 }
 let cuCtxDetach$c: NativeFunction | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
@@ -117,7 +117,7 @@ export function cuCtxDetach(ctx: T.CUcontext | null): void {
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerContext in `CUcontext`.
+ * @param peerContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
@@ -126,8 +126,8 @@ export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerContext in `CUcontext`.
- * @param Flags in `unsigned int`.
+ * @param peerContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
@@ -137,7 +137,7 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `version`: out `unsigned int *`.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
@@ -220,7 +220,7 @@ function bind$cuCtxGetDevice(): typeof cuCtxGetDevice {
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`; wrapped by `Context.executionAffinity` (objects layer). `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `CUexecAffinityType`.
+ * @param type in `CUexecAffinityType`: one of the {@link T.CUexecAffinityType} values.
  * @returns the value of `pExecAffinity`: out `CUexecAffinityParam_st`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#executionAffinity | Context.executionAffinity} (objects layer) */
@@ -252,7 +252,7 @@ function bind$cuCtxGetFlags(): typeof cuCtxGetFlags {
 }
 let cuCtxGetLimit$: typeof cuCtxGetLimit | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `CUlimit`.
+ * @param limit in `CUlimit`: one of the {@link T.CUlimit} values.
  * @returns the value of `pvalue`: out `size_t *`.
  * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
@@ -342,7 +342,7 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
@@ -358,7 +358,7 @@ export function cuCtxResetPersistingL2Cache(): void {
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `CUfunc_cache`.
+ * @param config in `CUfunc_cache`: one of the {@link T.CUfunc_cache} values.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
@@ -367,7 +367,7 @@ export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
@@ -376,8 +376,8 @@ export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `CUlimit`.
- * @param value in `size_t`.
+ * @param limit in `CUlimit`: one of the {@link T.CUlimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
@@ -387,7 +387,7 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `CUsharedconfig`.
+ * @param config in `CUsharedconfig`: one of the {@link T.CUsharedconfig} values.
  * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);

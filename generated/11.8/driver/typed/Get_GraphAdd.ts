@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGetErrorName$: typeof cuGetErrorName | undefined;
 /** API group `CUDA_ERROR`. `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param error in `CUresult`.
+ * @param error in `CUresult`: one of the {@link T.CUresult} values.
  * @returns the value of `pStr`: out `const char **`.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorName(error: T.CUresult): string | null {
@@ -31,7 +31,7 @@ function bind$cuGetErrorName(): typeof cuGetErrorName {
 }
 let cuGetErrorString$: typeof cuGetErrorString | undefined;
 /** API group `CUDA_ERROR`. `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param error in `CUresult`.
+ * @param error in `CUresult`: one of the {@link T.CUresult} values.
  * @returns the value of `pStr`: out `const char **`.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorString(error: T.CUresult): string | null {
@@ -79,8 +79,8 @@ function bind$cuGetExportTable(): typeof cuGetExportTable {
 let cuGetProcAddress$: typeof cuGetProcAddress | undefined;
 /** API group `CUDA_DRIVER_ENTRY_POINT`. `CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
- * @param cudaVersion in `int`.
- * @param flags in `cuuint64_t`.
+ * @param cudaVersion in `int`: a signed 32-bit integer.
+ * @param flags in `cuuint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pfn`: out `void **`.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
 export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): number {
@@ -108,7 +108,7 @@ function bind$cuGetProcAddress(): typeof cuGetProcAddress {
 }
 let cuGraphAddBatchMemOpNode$: typeof cuGraphAddBatchMemOpNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -139,9 +139,9 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
 }
 let cuGraphAddChildGraphNode$: typeof cuGraphAddChildGraphNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param childGraph in `CUgraph`.
+ * @param childGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
@@ -170,10 +170,10 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param from in array of `CUgraphNode`.
  * @param to in array of `CUgraphNode`.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
@@ -185,7 +185,7 @@ export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly 
 }
 let cuGraphAddEmptyNode$: typeof cuGraphAddEmptyNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
@@ -214,9 +214,9 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
 }
 let cuGraphAddEventRecordNode$: typeof cuGraphAddEventRecordNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param event in `CUevent`.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
@@ -245,9 +245,9 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
 }
 let cuGraphAddEventWaitNode$: typeof cuGraphAddEventWaitNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param event in `CUevent`.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
@@ -276,7 +276,7 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
 }
 let cuGraphAddExternalSemaphoresSignalNode$: typeof cuGraphAddExternalSemaphoresSignalNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -307,7 +307,7 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
 }
 let cuGraphAddExternalSemaphoresWaitNode$: typeof cuGraphAddExternalSemaphoresWaitNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -338,7 +338,7 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
 }
 let cuGraphAddHostNode$: typeof cuGraphAddHostNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -369,7 +369,7 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
 }
 let cuGraphAddKernelNode$: typeof cuGraphAddKernelNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -400,7 +400,7 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
 }
 let cuGraphAddMemAllocNode$: typeof cuGraphAddMemAllocNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `CUDA_MEM_ALLOC_NODE_PARAMS_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUDA_MEM_ALLOC_NODE_PARAMS_st`: fields given here in, the record the call fills returned.
@@ -427,9 +427,9 @@ function bind$cuGraphAddMemAllocNode(): typeof cuGraphAddMemAllocNode {
 }
 let cuGraphAddMemFreeNode$: typeof cuGraphAddMemFreeNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
@@ -458,10 +458,10 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
 }
 let cuGraphAddMemcpyNode$: typeof cuGraphAddMemcpyNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
@@ -491,10 +491,10 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
 }
 let cuGraphAddMemsetNode$: typeof cuGraphAddMemsetNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {

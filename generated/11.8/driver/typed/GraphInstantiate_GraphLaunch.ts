@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphInstantiate$: typeof cuGraphInstantiate | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param bufferSize in `size_t`: capacity of `logBuffer` in bytes.
  * @returns `{ phGraphExec, phErrorNode, logBuffer }`: `phGraphExec`: out `CUgraphExec *`; `phErrorNode`: out `CUgraphNode *`; `logBuffer`: out text (`char *`, length `bufferSize`).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
@@ -35,8 +35,8 @@ function bind$cuGraphInstantiate(): typeof cuGraphInstantiate {
 }
 let cuGraphInstantiateWithFlags$: typeof cuGraphInstantiateWithFlags | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `Graph.instantiate` (objects layer). `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
- * @param flags in `unsigned long long`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `phGraphExec`: out `CUgraphExec *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
@@ -64,8 +64,8 @@ function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags 
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUgraphNode`.
- * @param src in `CUgraphNode`.
+ * @param dst in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param src in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
@@ -75,8 +75,8 @@ export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: 
 }
 let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
- * @param attr in `CUkernelNodeAttrID`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param attr in `CUkernelNodeAttrID`: one of the {@link T.CUkernelNodeAttrID} values.
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
@@ -89,7 +89,7 @@ export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr:
 }
 let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `nodeParams`: out `CUDA_KERNEL_NODE_PARAMS_st`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_st {
@@ -101,8 +101,8 @@ export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
 }
 let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
- * @param attr in `CUkernelNodeAttrID`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param attr in `CUkernelNodeAttrID`: one of the {@link T.CUkernelNodeAttrID} values.
  * @param value in `const CUkernelNodeAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
@@ -114,7 +114,7 @@ export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr:
 }
 let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_st | Uint8Array): void {
@@ -125,8 +125,8 @@ export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodePara
 }
 let cuGraphLaunch$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `GraphExec.launch` (objects layer). `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hStream in `CUstream`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiate` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#launch | GraphExec.launch} (objects layer) */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {

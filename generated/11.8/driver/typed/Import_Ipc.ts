@@ -62,7 +62,7 @@ function bind$cuImportExternalSemaphore(): typeof cuImportExternalSemaphore {
 }
 let cuInit$c: NativeFunction | undefined;
 /** API group `CUDA_INITIALIZE`. `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param Flags in `unsigned int`.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): void {
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
@@ -71,7 +71,7 @@ export function cuInit(Flags: number): void {
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
@@ -80,7 +80,7 @@ export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`; wrapped by `Event.ipcHandle` (objects layer). `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `CUevent`.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `pHandle`: out `CUipcEventHandle_st`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
@@ -93,7 +93,7 @@ export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @returns the value of `pHandle`: out `CUipcMemHandle_st`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
@@ -105,7 +105,7 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
 }
 let cuIpcOpenEventHandle$: typeof cuIpcOpenEventHandle | undefined;
 /** API group `CUDA_MEM`; wrapped by `Event.fromIpcHandle` (objects layer). `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUipcEventHandle_st` by value.
+ * @param handle in `CUipcEventHandle_st` by value: a {@link T.CUipcEventHandle_st} object, its fields checked before the call.
  * @returns the value of `phEvent`: out `CUevent *`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
@@ -132,8 +132,8 @@ function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
 }
 let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
 /** API group `CUDA_MEM`. `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUipcMemHandle_st` by value.
- * @param Flags in `unsigned int`.
+ * @param handle in `CUipcMemHandle_st` by value: a {@link T.CUipcMemHandle_st} object, its fields checked before the call.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuMipmappedArrayCreate$: typeof cuMipmappedArrayCreate | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pMipmappedArrayDesc in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
- * @param numMipmapLevels in `unsigned int`.
+ * @param numMipmapLevels in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pHandle`: out `CUmipmappedArray *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
@@ -38,7 +38,7 @@ function bind$cuMipmappedArrayCreate(): typeof cuMipmappedArrayCreate {
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hMipmappedArray in `CUmipmappedArray`.
+ * @param hMipmappedArray in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | null): void {
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || Math.floor(hMipmappedArray) !== hMipmappedArray) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
@@ -47,8 +47,8 @@ export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | nu
 }
 let cuMipmappedArrayGetLevel$: typeof cuMipmappedArrayGetLevel | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hMipmappedArray in `CUmipmappedArray`.
- * @param level in `unsigned int`.
+ * @param hMipmappedArray in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
+ * @param level in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pLevelArray`: out `CUarray *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
@@ -75,8 +75,8 @@ function bind$cuMipmappedArrayGetLevel(): typeof cuMipmappedArrayGetLevel {
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmap in `CUmipmappedArray`.
- * @param device in `CUdevice`.
+ * @param mipmap in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
  * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
@@ -89,7 +89,7 @@ export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray
 }
 let cuMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmap in `CUmipmappedArray`.
+ * @param mipmap in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
  * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
@@ -101,7 +101,7 @@ export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray |
 }
 let cuModuleGetFunction$: typeof cuModuleGetFunction | undefined;
 /** API group `CUDA_MODULE`; wrapped by `Module.kernel` (objects layer). `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns the value of `hfunc`: out `CUfunction *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html).
@@ -130,7 +130,7 @@ function bind$cuModuleGetFunction(): typeof cuModuleGetFunction {
 }
 let cuModuleGetGlobal$: typeof cuModuleGetGlobal | undefined;
 /** API group `CUDA_MODULE`; wrapped by `Module.global` (objects layer). `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html).
@@ -174,7 +174,7 @@ function bind$cuModuleGetLoadingMode(): typeof cuModuleGetLoadingMode {
 }
 let cuModuleGetSurfRef$: typeof cuModuleGetSurfRef | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns the value of `pSurfRef`: out `CUsurfref *`.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
@@ -202,7 +202,7 @@ function bind$cuModuleGetSurfRef(): typeof cuModuleGetSurfRef {
 }
 let cuModuleGetTexRef$: typeof cuModuleGetTexRef | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns the value of `pTexRef`: out `CUtexref *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
@@ -340,7 +340,7 @@ function bind$cuModuleLoadFatBinary(): typeof cuModuleLoadFatBinary {
 }
 let cuModuleUnload$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleUnload(hmod: T.CUmodule | null): void {
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;

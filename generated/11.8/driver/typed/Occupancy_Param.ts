@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuOccupancyAvailableDynamicSMemPerBlock$: typeof cuOccupancyAvailableDynamicSMemPerBlock | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param numBlocks in `int`.
- * @param blockSize in `int`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param numBlocks in `int`: a signed 32-bit integer.
+ * @param blockSize in `int`: a signed 32-bit integer.
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
@@ -40,9 +40,9 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
 /** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxActiveBlocksPerMultiprocessor` (objects layer). `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param blockSize in `int`.
- * @param dynamicSMemSize in `size_t`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
@@ -66,10 +66,10 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyM
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param blockSize in `int`.
- * @param dynamicSMemSize in `size_t`.
- * @param flags in `unsigned int`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
@@ -93,7 +93,7 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuO
 }
 let cuOccupancyMaxActiveClusters$: typeof cuOccupancyMaxActiveClusters | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
@@ -116,10 +116,10 @@ function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveCluster
 }
 let cuOccupancyMaxPotentialBlockSize$: typeof cuOccupancyMaxPotentialBlockSize | undefined;
 /** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxPotentialBlockSize` (objects layer). `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
- * @param dynamicSMemSize in `size_t`.
- * @param blockSizeLimit in `int`.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param blockSizeLimit in `int`: a signed 32-bit integer.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
  * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
@@ -145,11 +145,11 @@ function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotential
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: typeof cuOccupancyMaxPotentialBlockSizeWithFlags | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
- * @param dynamicSMemSize in `size_t`.
- * @param blockSizeLimit in `int`.
- * @param flags in `unsigned int`.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param blockSizeLimit in `int`: a signed 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
@@ -175,7 +175,7 @@ function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMax
 }
 let cuOccupancyMaxPotentialClusterSize$: typeof cuOccupancyMaxPotentialClusterSize | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
@@ -198,8 +198,8 @@ function bind$cuOccupancyMaxPotentialClusterSize(): typeof cuOccupancyMaxPotenti
 }
 let cuParamSetSize$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param numbytes in `unsigned int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param numbytes in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
@@ -210,9 +210,9 @@ export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): vo
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param texunit in `int`.
- * @param hTexRef in `CUtexref`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param texunit in `int`: a signed 32-bit integer.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
@@ -224,9 +224,9 @@ export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hT
 }
 let cuParamSetf$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param offset in `int`.
- * @param value in `float`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param offset in `int`: a signed 32-bit integer.
+ * @param value in `float`: a number (stored as a 32-bit float).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
@@ -238,9 +238,9 @@ export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: n
 }
 let cuParamSeti$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param offset in `int`.
- * @param value in `unsigned int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param offset in `int`: a signed 32-bit integer.
+ * @param value in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
@@ -252,10 +252,10 @@ export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: n
 }
 let cuParamSetv$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param offset in `int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuModuleGetFunction` returns.
+ * @param offset in `int`: a signed 32-bit integer.
  * @param ptr in/out `void *`: address or host buffer.
- * @param numbytes in `unsigned int`.
+ * @param numbytes in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {

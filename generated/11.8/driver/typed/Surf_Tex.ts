@@ -32,7 +32,7 @@ function bind$cuSurfObjectCreate(): typeof cuSurfObjectCreate {
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `CUsurfObject`.
+ * @param surfObject in `CUsurfObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuSurfObjectCreate` returns.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
@@ -41,7 +41,7 @@ export function cuSurfObjectDestroy(surfObject: T.Int64): void {
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
 /** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `CUsurfObject`.
+ * @param surfObject in `CUsurfObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuSurfObjectCreate` returns.
  * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
@@ -53,7 +53,7 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
 }
 let cuSurfRefGetArray$: typeof cuSurfRefGetArray | undefined;
 /** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hSurfRef in `CUsurfref`.
+ * @param hSurfRef in `CUsurfref`: an opaque handle, such as `cuModuleGetSurfRef` returns.
  * @returns the value of `phArray`: out `CUarray *`.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -80,9 +80,9 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
 /** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hSurfRef in `CUsurfref`.
- * @param hArray in `CUarray`.
- * @param Flags in `unsigned int`.
+ * @param hSurfRef in `CUsurfref`: an opaque handle, such as `cuModuleGetSurfRef` returns.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
@@ -120,7 +120,7 @@ function bind$cuTexObjectCreate(): typeof cuTexObjectCreate {
 }
 let cuTexObjectDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `CUtexObject`.
+ * @param texObject in `CUtexObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuTexObjectCreate` returns.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectDestroy(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectDestroy', 'texObject', texObject, false);
@@ -129,7 +129,7 @@ export function cuTexObjectDestroy(texObject: T.Int64): void {
 }
 let cuTexObjectGetResourceDesc$c: NativeFunction | undefined;
 /** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `CUtexObject`.
+ * @param texObject in `CUtexObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuTexObjectCreate` returns.
  * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
@@ -141,7 +141,7 @@ export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_
 }
 let cuTexObjectGetResourceViewDesc$c: NativeFunction | undefined;
 /** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `CUtexObject`.
+ * @param texObject in `CUtexObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuTexObjectCreate` returns.
  * @returns the value of `pResViewDesc`: out `CUDA_RESOURCE_VIEW_DESC_st`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOURCE_VIEW_DESC_st {
@@ -153,7 +153,7 @@ export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOU
 }
 let cuTexObjectGetTextureDesc$c: NativeFunction | undefined;
 /** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `CUtexObject`.
+ * @param texObject in `CUtexObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuTexObjectCreate` returns.
  * @returns the value of `pTexDesc`: out `CUDA_TEXTURE_DESC_st`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DESC_st {
@@ -190,7 +190,7 @@ function bind$cuTexRefCreate(): typeof cuTexRefCreate {
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
@@ -200,7 +200,7 @@ export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
 }
 let cuTexRefGetAddress$: typeof cuTexRefGetAddress | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -227,8 +227,8 @@ function bind$cuTexRefGetAddress(): typeof cuTexRefGetAddress {
 }
 let cuTexRefGetAddressMode$: typeof cuTexRefGetAddressMode | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param dim in `int`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param dim in `int`: a signed 32-bit integer.
  * @returns the value of `pam`: out `CUaddress_mode *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -251,7 +251,7 @@ function bind$cuTexRefGetAddressMode(): typeof cuTexRefGetAddressMode {
 }
 let cuTexRefGetArray$: typeof cuTexRefGetArray | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `phArray`: out `CUarray *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -278,7 +278,7 @@ function bind$cuTexRefGetArray(): typeof cuTexRefGetArray {
 }
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pBorderColor`: out array of `f32`, `4` long.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -291,7 +291,7 @@ export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array
 }
 let cuTexRefGetFilterMode$: typeof cuTexRefGetFilterMode | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pfm`: out `CUfilter_mode *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -313,7 +313,7 @@ function bind$cuTexRefGetFilterMode(): typeof cuTexRefGetFilterMode {
 }
 let cuTexRefGetFlags$: typeof cuTexRefGetFlags | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pFlags`: out `unsigned int *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -335,7 +335,7 @@ function bind$cuTexRefGetFlags(): typeof cuTexRefGetFlags {
 }
 let cuTexRefGetFormat$: typeof cuTexRefGetFormat | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns `{ pFormat, pNumChannels }`: `pFormat`: out `CUarray_format *`; `pNumChannels`: out `int *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -358,7 +358,7 @@ function bind$cuTexRefGetFormat(): typeof cuTexRefGetFormat {
 }
 let cuTexRefGetMaxAnisotropy$: typeof cuTexRefGetMaxAnisotropy | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pmaxAniso`: out `int *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -380,7 +380,7 @@ function bind$cuTexRefGetMaxAnisotropy(): typeof cuTexRefGetMaxAnisotropy {
 }
 let cuTexRefGetMipmapFilterMode$: typeof cuTexRefGetMipmapFilterMode | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pfm`: out `CUfilter_mode *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -402,7 +402,7 @@ function bind$cuTexRefGetMipmapFilterMode(): typeof cuTexRefGetMipmapFilterMode 
 }
 let cuTexRefGetMipmapLevelBias$: typeof cuTexRefGetMipmapLevelBias | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `pbias`: out `float *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -424,7 +424,7 @@ function bind$cuTexRefGetMipmapLevelBias(): typeof cuTexRefGetMipmapLevelBias {
 }
 let cuTexRefGetMipmapLevelClamp$: typeof cuTexRefGetMipmapLevelClamp | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns `{ pminMipmapLevelClamp, pmaxMipmapLevelClamp }`: `pminMipmapLevelClamp`: out `float *`; `pmaxMipmapLevelClamp`: out `float *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -447,7 +447,7 @@ function bind$cuTexRefGetMipmapLevelClamp(): typeof cuTexRefGetMipmapLevelClamp 
 }
 let cuTexRefGetMipmappedArray$: typeof cuTexRefGetMipmappedArray | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @returns the value of `phMipmappedArray`: out `CUmipmappedArray *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -474,9 +474,9 @@ function bind$cuTexRefGetMipmappedArray(): typeof cuTexRefGetMipmappedArray {
 }
 let cuTexRefSetAddress$: typeof cuTexRefSetAddress | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param dptr in `CUdeviceptr`.
- * @param bytes in `size_t`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param bytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ByteOffset`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -505,10 +505,10 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @param desc in `const CUDA_ARRAY_DESCRIPTOR *`: a `CUDA_ARRAY_DESCRIPTOR_st` object or its bytes.
- * @param dptr in `CUdeviceptr`.
- * @param Pitch in `size_t`.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param Pitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array, dptr: T.CUdeviceptr, Pitch: T.Int64): void {
@@ -521,9 +521,9 @@ export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_AR
 }
 let cuTexRefSetAddressMode$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param dim in `int`.
- * @param am in `CUaddress_mode`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param dim in `int`: a signed 32-bit integer.
+ * @param am in `CUaddress_mode`: one of the {@link T.CUaddress_mode} values.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, am: T.CUaddress_mode): void {
@@ -535,9 +535,9 @@ export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, 
 }
 let cuTexRefSetArray$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param hArray in `CUarray`.
- * @param Flags in `unsigned int`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray | null, Flags: number): void {
@@ -549,7 +549,7 @@ export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray |
 }
 let cuTexRefSetBorderColor$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @param pBorderColor in array of `f32`.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -561,8 +561,8 @@ export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor:
 }
 let cuTexRefSetFilterMode$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param fm in `CUfilter_mode`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param fm in `CUfilter_mode`: one of the {@link T.CUfilter_mode} values.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
@@ -573,8 +573,8 @@ export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter
 }
 let cuTexRefSetFlags$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param Flags in `unsigned int`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): void {
@@ -585,9 +585,9 @@ export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): voi
 }
 let cuTexRefSetFormat$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param fmt in `CUarray_format`.
- * @param NumPackedComponents in `int`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param fmt in `CUarray_format`: one of the {@link T.CUarray_format} values.
+ * @param NumPackedComponents in `int`: a signed 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_format, NumPackedComponents: number): void {
@@ -599,8 +599,8 @@ export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_for
 }
 let cuTexRefSetMaxAnisotropy$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param maxAniso in `unsigned int`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param maxAniso in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: number): void {
@@ -611,8 +611,8 @@ export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: n
 }
 let cuTexRefSetMipmapFilterMode$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param fm in `CUfilter_mode`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param fm in `CUfilter_mode`: one of the {@link T.CUfilter_mode} values.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
@@ -623,8 +623,8 @@ export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CU
 }
 let cuTexRefSetMipmapLevelBias$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param bias in `float`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param bias in `float`: a number (stored as a 32-bit float).
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: number): void {
@@ -635,9 +635,9 @@ export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: num
 }
 let cuTexRefSetMipmapLevelClamp$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param minMipmapLevelClamp in `float`.
- * @param maxMipmapLevelClamp in `float`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param minMipmapLevelClamp in `float`: a number (stored as a 32-bit float).
+ * @param maxMipmapLevelClamp in `float`: a number (stored as a 32-bit float).
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): void {
@@ -649,9 +649,9 @@ export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipma
 }
 let cuTexRefSetMipmappedArray$c: NativeFunction | undefined;
 /** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hTexRef in `CUtexref`.
- * @param hMipmappedArray in `CUmipmappedArray`.
- * @param Flags in `unsigned int`.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
+ * @param hMipmappedArray in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref | null, hMipmappedArray: T.CUmipmappedArray | null, Flags: number): void {

@@ -33,8 +33,8 @@ let cuUserObjectCreate$: typeof cuUserObjectCreate | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
  * @param destroy in C callback `CUhostFn`.
- * @param initialRefcount in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param initialRefcount in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `object_out`: out `CUuserObject *`.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.CUuserObject {
@@ -68,8 +68,8 @@ function bind$cuUserObjectCreate(): typeof cuUserObjectCreate {
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param object in `CUuserObject`.
- * @param count in `unsigned int`.
+ * @param object in `CUuserObject`: an opaque handle, such as `cuUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRelease(object: T.CUuserObject | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuUserObjectRelease', 'object', object, true) as typeof object;
@@ -79,8 +79,8 @@ export function cuUserObjectRelease(object: T.CUuserObject | null, count: number
 }
 let cuUserObjectRetain$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param object in `CUuserObject`.
- * @param count in `unsigned int`.
+ * @param object in `CUuserObject`: an opaque handle, such as `cuUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRetain(object: T.CUuserObject | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuUserObjectRetain', 'object', object, true) as typeof object;
@@ -92,7 +92,7 @@ let cuWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
 /** API group `CUDA_EXTRES_INTEROP`. `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `CUexternalSemaphore`; its length is passed as `numExtSems`.
  * @param paramsArray in array of `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st`; its length is passed as `numExtSems`.
- * @param stream in `CUstream`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuWaitExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);

@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param counter in `unsigned int`.
- * @param freeze in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param counter in `unsigned int`: an unsigned 32-bit integer.
+ * @param freeze in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
@@ -25,8 +25,8 @@ export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetAPIRestriction$: typeof nvmlDeviceGetAPIRestriction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param apiType in `nvmlRestrictedAPI_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param apiType in `nvmlRestrictedAPI_t`: one of the {@link T.nvmlRestrictedAPI_t} values.
  * @returns the value of `isRestricted`: out `nvmlEnableState_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
@@ -48,7 +48,7 @@ function bind$nvmlDeviceGetAPIRestriction(): typeof nvmlDeviceGetAPIRestriction 
 }
 let nvmlDeviceGetAccountingBufferSize$: typeof nvmlDeviceGetAccountingBufferSize | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `bufferSize`: out `unsigned int *`.
  * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
@@ -69,7 +69,7 @@ function bind$nvmlDeviceGetAccountingBufferSize(): typeof nvmlDeviceGetAccountin
 }
 let nvmlDeviceGetAccountingMode$: typeof nvmlDeviceGetAccountingMode | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
@@ -90,7 +90,7 @@ function bind$nvmlDeviceGetAccountingMode(): typeof nvmlDeviceGetAccountingMode 
 }
 let nvmlDeviceGetAccountingPids$: typeof nvmlDeviceGetAccountingPids | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
@@ -119,8 +119,8 @@ function bind$nvmlDeviceGetAccountingPids(): typeof nvmlDeviceGetAccountingPids 
 }
 let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param pid in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param pid in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
  * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
@@ -133,7 +133,7 @@ export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid:
 }
 let nvmlDeviceGetActiveVgpus$: typeof nvmlDeviceGetActiveVgpus | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `vgpuInstances`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {
@@ -162,7 +162,7 @@ function bind$nvmlDeviceGetActiveVgpus(): typeof nvmlDeviceGetActiveVgpus {
 }
 let nvmlDeviceGetAdaptiveClockInfoStatus$: typeof nvmlDeviceGetAdaptiveClockInfoStatus | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `adaptiveClockStatus`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetMinMaxClockOfPState$: typeof nvmlDeviceGetMinMaxClockOfPState | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param type in `nvmlClockType_t`.
- * @param pstate in `nvmlPstates_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param type in `nvmlClockType_t`: one of the {@link T.nvmlClockType_t} values.
+ * @param pstate in `nvmlPstates_t`: one of the {@link T.nvmlPstates_t} values.
  * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
@@ -36,7 +36,7 @@ function bind$nvmlDeviceGetMinMaxClockOfPState(): typeof nvmlDeviceGetMinMaxCloc
 }
 let nvmlDeviceGetMinMaxFanSpeed$: typeof nvmlDeviceGetMinMaxFanSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
@@ -58,7 +58,7 @@ function bind$nvmlDeviceGetMinMaxFanSpeed(): typeof nvmlDeviceGetMinMaxFanSpeed 
 }
 let nvmlDeviceGetMinorNumber$: typeof nvmlDeviceGetMinorNumber | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `minorNumber`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
@@ -79,7 +79,7 @@ function bind$nvmlDeviceGetMinorNumber(): typeof nvmlDeviceGetMinorNumber {
 }
 let nvmlDeviceGetMultiGpuBoard$: typeof nvmlDeviceGetMultiGpuBoard | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `multiGpuBool`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
@@ -100,7 +100,7 @@ function bind$nvmlDeviceGetMultiGpuBoard(): typeof nvmlDeviceGetMultiGpuBoard {
 }
 let nvmlDeviceGetName$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks Group `nvmlDeviceQueries`. */
@@ -114,7 +114,7 @@ export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number)
 }
 let nvmlDeviceGetNumFans$: typeof nvmlDeviceGetNumFans | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `numFans`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
@@ -135,7 +135,7 @@ function bind$nvmlDeviceGetNumFans(): typeof nvmlDeviceGetNumFans {
 }
 let nvmlDeviceGetNumGpuCores$: typeof nvmlDeviceGetNumGpuCores | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `numCores`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
@@ -156,9 +156,9 @@ function bind$nvmlDeviceGetNumGpuCores(): typeof nvmlDeviceGetNumGpuCores {
 }
 let nvmlDeviceGetNvLinkCapability$: typeof nvmlDeviceGetNvLinkCapability | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param capability in `nvmlNvLinkCapability_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param capability in `nvmlNvLinkCapability_t`: one of the {@link T.nvmlNvLinkCapability_t} values.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
@@ -181,9 +181,9 @@ function bind$nvmlDeviceGetNvLinkCapability(): typeof nvmlDeviceGetNvLinkCapabil
 }
 let nvmlDeviceGetNvLinkErrorCounter$: typeof nvmlDeviceGetNvLinkErrorCounter | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param counter in `nvmlNvLinkErrorCounter_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param counter in `nvmlNvLinkErrorCounter_t`: one of the {@link T.nvmlNvLinkErrorCounter_t} values.
  * @returns the value of `counterValue`: out `unsigned long long *`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
@@ -206,8 +206,8 @@ function bind$nvmlDeviceGetNvLinkErrorCounter(): typeof nvmlDeviceGetNvLinkError
 }
 let nvmlDeviceGetNvLinkRemoteDeviceType$: typeof nvmlDeviceGetNvLinkRemoteDeviceType | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
@@ -229,8 +229,8 @@ function bind$nvmlDeviceGetNvLinkRemoteDeviceType(): typeof nvmlDeviceGetNvLinkR
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
@@ -243,8 +243,8 @@ export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetNvLinkState$: typeof nvmlDeviceGetNvLinkState | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
@@ -266,9 +266,9 @@ function bind$nvmlDeviceGetNvLinkState(): typeof nvmlDeviceGetNvLinkState {
 }
 let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param counter in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param counter in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
@@ -282,9 +282,9 @@ export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetNvLinkUtilizationCounter$: typeof nvmlDeviceGetNvLinkUtilizationCounter | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param counter in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param counter in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ rxcounter, txcounter }`: `rxcounter`: out `unsigned long long *`; `txcounter`: out `unsigned long long *`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
@@ -308,8 +308,8 @@ function bind$nvmlDeviceGetNvLinkUtilizationCounter(): typeof nvmlDeviceGetNvLin
 }
 let nvmlDeviceGetNvLinkVersion$: typeof nvmlDeviceGetNvLinkVersion | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `version`: out `unsigned int *`.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param apiType in `nvmlRestrictedAPI_t`.
- * @param isRestricted in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param apiType in `nvmlRestrictedAPI_t`: one of the {@link T.nvmlRestrictedAPI_t} values.
+ * @param isRestricted in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
@@ -23,8 +23,8 @@ export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiTy
 }
 let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param mode in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param mode in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
@@ -34,9 +34,9 @@ export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode:
 }
 let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param memClockMHz in `unsigned int`.
- * @param graphicsClockMHz in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param memClockMHz in `unsigned int`: an unsigned 32-bit integer.
+ * @param graphicsClockMHz in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
@@ -47,8 +47,8 @@ export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, m
 }
 let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param enabled in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param enabled in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
@@ -58,8 +58,8 @@ export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param mode in `nvmlComputeMode_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param mode in `nvmlComputeMode_t`: one of the {@link T.nvmlComputeMode_t} values.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
@@ -69,7 +69,7 @@ export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.
 }
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
@@ -78,9 +78,9 @@ export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
 }
 let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param enabled in `nvmlEnableState_t`.
- * @param flags in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param enabled in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
@@ -91,8 +91,8 @@ export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevic
 }
 let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param fan in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param fan in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
@@ -102,9 +102,9 @@ export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, f
 }
 let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param driverModel in `nvmlDriverModel_t`.
- * @param flags in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param driverModel in `nvmlDriverModel_t`: one of the {@link T.nvmlDriverModel_t} values.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
@@ -115,8 +115,8 @@ export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverMo
 }
 let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param ecc in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param ecc in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
@@ -126,9 +126,9 @@ export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlE
 }
 let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param fan in `unsigned int`.
- * @param speed in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param fan in `unsigned int`: an unsigned 32-bit integer.
+ * @param speed in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
@@ -139,8 +139,8 @@ export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
 }
 let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param offset in `int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param offset in `int`: a signed 32-bit integer.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
@@ -150,9 +150,9 @@ export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offse
 }
 let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param minGpuClockMHz in `unsigned int`.
- * @param maxGpuClockMHz in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param minGpuClockMHz in `unsigned int`: an unsigned 32-bit integer.
+ * @param maxGpuClockMHz in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
@@ -163,8 +163,8 @@ export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minG
 }
 let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param mode in `nvmlGpuOperationMode_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param mode in `nvmlGpuOperationMode_t`: one of the {@link T.nvmlGpuOperationMode_t} values.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
@@ -174,8 +174,8 @@ export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mod
 }
 let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param offset in `int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param offset in `int`: a signed 32-bit integer.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
@@ -185,9 +185,9 @@ export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offse
 }
 let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param minMemClockMHz in `unsigned int`.
- * @param maxMemClockMHz in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param minMemClockMHz in `unsigned int`: an unsigned 32-bit integer.
+ * @param maxMemClockMHz in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
@@ -198,8 +198,8 @@ export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, m
 }
 let nvmlDeviceSetMigMode$: typeof nvmlDeviceSetMigMode | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param mode in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param mode in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
@@ -221,11 +221,11 @@ function bind$nvmlDeviceSetMigMode(): typeof nvmlDeviceSetMigMode {
 }
 let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param counter in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param counter in `unsigned int`: an unsigned 32-bit integer.
  * @param control in `nvmlNvLinkUtilizationControl_t *`: a `nvmlNvLinkUtilizationControl_st` object or its bytes.
- * @param reset in `unsigned int`.
+ * @param reset in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `NvLink`. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
@@ -238,8 +238,8 @@ export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param mode in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param mode in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
@@ -249,8 +249,8 @@ export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode
 }
 let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param limit in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param limit in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
@@ -260,8 +260,8 @@ export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null,
 }
 let nvmlDeviceSetPowerMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetPowerMode(nvmlDevice_t device, unsigned int powerModeId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param powerModeId in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param powerModeId in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeId: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerMode', 'device', device, true) as typeof device;
@@ -271,8 +271,8 @@ export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeI
 }
 let nvmlDeviceSetTemperatureThreshold$: typeof nvmlDeviceSetTemperatureThreshold | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param thresholdType in `nvmlTemperatureThresholds_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param thresholdType in `nvmlTemperatureThresholds_t`: one of the {@link T.nvmlTemperatureThresholds_t} values.
  * @param temp in/out `int *`: this value in, the call's value returned.
  * @returns the value of `temp`: in/out `int *`: this value in, the call's value returned.
  * @remarks Group `nvmlDeviceQueries`. */
@@ -296,8 +296,8 @@ function bind$nvmlDeviceSetTemperatureThreshold(): typeof nvmlDeviceSetTemperatu
 }
 let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param virtualMode in `nvmlGpuVirtualizationMode_t`: one of the {@link T.nvmlGpuVirtualizationMode_t} values.
  * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;

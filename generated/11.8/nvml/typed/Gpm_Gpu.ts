@@ -22,7 +22,7 @@ export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | 
 }
 let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @remarks Group `nvmlGpmFunctions`. */
@@ -61,7 +61,7 @@ function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpmSample in `nvmlGpmSample_t`.
+ * @param gpmSample in `nvmlGpmSample_t`: an opaque handle, such as `nvmlGpmSampleAlloc` returns.
  * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -70,8 +70,8 @@ export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
 }
 let nvmlGpmSampleGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param gpmSample in `nvmlGpmSample_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param gpmSample in `nvmlGpmSample_t`: an opaque handle, such as `nvmlGpmSampleAlloc` returns.
  * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
@@ -81,8 +81,8 @@ export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvm
 }
 let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeInstance | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
@@ -109,7 +109,7 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -118,8 +118,8 @@ export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null):
 }
 let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInstanceById | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param id in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param id in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
@@ -146,9 +146,9 @@ function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGet
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profile in `unsigned int`.
- * @param engProfile in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profile in `unsigned int`: an unsigned 32-bit integer.
+ * @param engProfile in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
@@ -162,9 +162,9 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvml
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profile in `unsigned int`.
- * @param engProfile in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profile in `unsigned int`: an unsigned 32-bit integer.
+ * @param engProfile in `unsigned int`: an unsigned 32-bit integer.
  * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @remarks Group `nvmlMultiInstanceGPU`. */
@@ -181,8 +181,8 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvm
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceGetComputeInstanceRemainingCapacity | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
@@ -204,8 +204,8 @@ function bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity(): typeof nvmlG
 }
 let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstances | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
@@ -235,7 +235,7 @@ function bind$nvmlGpuInstanceGetComputeInstances(): typeof nvmlGpuInstanceGetCom
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {

@@ -17,7 +17,7 @@ export function nvmlInit(): void {
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInitWithFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
@@ -131,7 +131,7 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `unsigned int`.
+ * @param pid in `unsigned int`: an unsigned 32-bit integer.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks Group `nvmlSystemQueries`. */
@@ -145,7 +145,7 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
 }
 let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param cpuNumber in `unsigned int`.
+ * @param cpuNumber in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {

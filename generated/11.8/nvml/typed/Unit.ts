@@ -29,7 +29,7 @@ function bind$nvmlUnitGetCount(): typeof nvmlUnitGetCount {
 }
 let nvmlUnitGetDevices$: typeof nvmlUnitGetDevices | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
  * @returns the value of `devices`: out array of `nvmlDevice_t`: its length asked first through `deviceCount` (capacity/count pair).
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] {
@@ -58,7 +58,7 @@ function bind$nvmlUnitGetDevices(): typeof nvmlUnitGetDevices {
 }
 let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
  * @returns the value of `fanSpeeds`: out `nvmlUnitFanSpeeds_st`.
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFanSpeeds_st {
@@ -70,7 +70,7 @@ export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFa
 }
 let nvmlUnitGetHandleByIndex$: typeof nvmlUnitGetHandleByIndex | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param index in `unsigned int`.
+ * @param index in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `unit`: out `nvmlUnit_t *`.
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
@@ -96,7 +96,7 @@ function bind$nvmlUnitGetHandleByIndex(): typeof nvmlUnitGetHandleByIndex {
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
  * @returns the value of `state`: out `nvmlLedState_st`.
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_st {
@@ -108,7 +108,7 @@ export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_s
 }
 let nvmlUnitGetPsuInfo$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
  * @returns the value of `psu`: out `nvmlPSUInfo_st`.
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st {
@@ -120,8 +120,8 @@ export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st 
 }
 let nvmlUnitGetTemperature$: typeof nvmlUnitGetTemperature | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
- * @param type in `unsigned int`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
+ * @param type in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `temp`: out `unsigned int *`.
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number): number {
@@ -143,7 +143,7 @@ function bind$nvmlUnitGetTemperature(): typeof nvmlUnitGetTemperature {
 }
 let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
  * @returns the value of `info`: out `nvmlUnitInfo_st`.
  * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_st {
@@ -155,8 +155,8 @@ export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_s
 }
 let nvmlUnitSetLedState$c: NativeFunction | undefined;
 /** API group `nvmlUnitCommands`. `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param unit in `nvmlUnit_t`.
- * @param color in `nvmlLedColor_t`.
+ * @param unit in `nvmlUnit_t`: an opaque handle, such as `nvmlUnitGetHandleByIndex` returns.
+ * @param color in `nvmlLedColor_t`: one of the {@link T.nvmlLedColor_t} values.
  * @remarks Group `nvmlUnitCommands`. */
 export function nvmlUnitSetLedState(unit: T.nvmlUnit_t | null, color: T.nvmlLedColor_t): void {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvrtcAddNameExpression$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param name_expression in string (`const char *`).
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_expression: string): void {
@@ -21,7 +21,7 @@ export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_express
 }
 let nvrtcCompileProgram$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param options in array of C string; its length is passed as `numOptions`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readonly (string)[]): void {
@@ -92,7 +92,7 @@ function bind$nvrtcDestroyProgram(): typeof nvrtcDestroyProgram {
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param cubin out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): void {
@@ -103,7 +103,7 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): vo
 }
 let nvrtcGetCUBINSize$: typeof nvrtcGetCUBINSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `cubinSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
@@ -129,7 +129,7 @@ function bind$nvrtcGetCUBINSize(): typeof nvrtcGetCUBINSize {
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
 /** API group `error`. `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 11.8
- * @param result_ in `nvrtcResult`.
+ * @param result_ in `nvrtcResult`: one of the {@link T.nvrtcResult} values.
  * @returns `const char *`
  * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
@@ -139,7 +139,7 @@ export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
 }
 let nvrtcGetLoweredName$: typeof nvrtcGetLoweredName | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param name_expression in string (`const char *`).
  * @returns the value of `lowered_name`: out `const char **`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
@@ -162,7 +162,7 @@ function bind$nvrtcGetLoweredName(): typeof nvrtcGetLoweredName {
 }
 let nvrtcGetNVVM$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param nvvm out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void {
@@ -173,7 +173,7 @@ export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void
 }
 let nvrtcGetNVVMSize$: typeof nvrtcGetNVVMSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `nvvmSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
@@ -218,7 +218,7 @@ function bind$nvrtcGetNumSupportedArchs(): typeof nvrtcGetNumSupportedArchs {
 }
 let nvrtcGetPTX$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param ptx out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
@@ -229,7 +229,7 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
 }
 let nvrtcGetPTXSize$: typeof nvrtcGetPTXSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `ptxSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
@@ -255,7 +255,7 @@ function bind$nvrtcGetPTXSize(): typeof nvrtcGetPTXSize {
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param log out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer): void {
@@ -266,7 +266,7 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer):
 }
 let nvrtcGetProgramLogSize$: typeof nvrtcGetProgramLogSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `logSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaArrayGetInfo$: typeof cudaArrayGetInfo | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
  * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
@@ -33,8 +33,8 @@ function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
- * @param device in `int`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
@@ -47,8 +47,8 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
 }
 let cudaArrayGetPlane$: typeof cudaArrayGetPlane | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hArray in `cudaArray_t`.
- * @param planeIdx in `unsigned int`.
+ * @param hArray in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param planeIdx in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
@@ -75,7 +75,7 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
  * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
@@ -88,7 +88,7 @@ export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cud
 let cudaBindSurfaceToArray$c: NativeFunction | undefined;
 /** API group `CUDART_SURFACE`. `cudaError_t cudaBindSurfaceToArray(const struct surfaceReference *surfref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfref in `const struct surfaceReference *`: a `surfaceReference` object or its bytes.
- * @param array in `cudaArray_const_t`.
+ * @param array in `cudaArray_const_t`: an opaque handle.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE.html).
  * @deprecated The headers mark it deprecated. */
@@ -138,9 +138,9 @@ let cudaBindTexture2D$: typeof cudaBindTexture2D | undefined;
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param devPtr in `const void *`: address or host buffer.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param pitch in `size_t`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param pitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `offset`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
@@ -173,7 +173,7 @@ function bind$cudaBindTexture2D(): typeof cudaBindTexture2D {
 let cudaBindTextureToArray$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE`. `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
- * @param array in `cudaArray_const_t`.
+ * @param array in `cudaArray_const_t`: an opaque handle.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
@@ -187,7 +187,7 @@ export function cudaBindTextureToArray(texref: T.textureReference | Uint8Array, 
 let cudaBindTextureToMipmappedArray$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE`. `cudaError_t cudaBindTextureToMipmappedArray(const struct textureReference *texref, cudaMipmappedArray_const_t mipmappedArray, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
- * @param mipmappedArray in `cudaMipmappedArray_const_t`.
+ * @param mipmappedArray in `cudaMipmappedArray_const_t`: an opaque handle.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */

@@ -31,11 +31,11 @@ function bind$cudaChooseDevice(): typeof cudaChooseDevice {
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 11.8
- * @param x in `int`.
- * @param y in `int`.
- * @param z in `int`.
- * @param w in `int`.
- * @param f in `enum cudaChannelFormatKind`.
+ * @param x in `int`: a signed 32-bit integer.
+ * @param y in `int`: a signed 32-bit integer.
+ * @param z in `int`: a signed 32-bit integer.
+ * @param w in `int`: a signed 32-bit integer.
+ * @param f in `enum cudaChannelFormatKind`: one of the {@link T.cudaChannelFormatKind} values.
  * @returns `struct cudaChannelFormatDesc`
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
@@ -127,7 +127,7 @@ export function cudaCtxResetPersistingL2Cache(): void {
 }
 let cudaDestroyExternalMemory$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `cudaExternalMemory_t`.
+ * @param extMem in `cudaExternalMemory_t`: an opaque handle, such as `cudaImportExternalMemory` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
@@ -136,7 +136,7 @@ export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null)
 }
 let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extSem in `cudaExternalSemaphore_t`.
+ * @param extSem in `cudaExternalSemaphore_t`: an opaque handle, such as `cudaImportExternalSemaphore` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
@@ -145,7 +145,7 @@ export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t |
 }
 let cudaDestroySurfaceObject$c: NativeFunction | undefined;
 /** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `cudaSurfaceObject_t`.
+ * @param surfObject in `cudaSurfaceObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateSurfaceObject` returns.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
@@ -154,7 +154,7 @@ export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
 }
 let cudaDestroyTextureObject$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `cudaTextureObject_t`.
+ * @param texObject in `cudaTextureObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateTextureObject` returns.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaDeviceCanAccessPeer$: typeof cudaDeviceCanAccessPeer | undefined;
 /** API group `CUDART_PEER`. `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
- * @param peerDevice in `int`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param peerDevice in `int`: a signed 32-bit integer.
  * @returns the value of `canAccessPeer`: out `int *`.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
@@ -33,7 +33,7 @@ function bind$cudaDeviceCanAccessPeer(): typeof cudaDeviceCanAccessPeer {
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDART_PEER`. `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerDevice in `int`.
+ * @param peerDevice in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
@@ -42,8 +42,8 @@ export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDART_PEER`. `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerDevice in `int`.
- * @param flags in `unsigned int`.
+ * @param peerDevice in `int`: a signed 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
@@ -53,8 +53,8 @@ export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): v
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`.
- * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`.
+ * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`: one of the {@link T.cudaFlushGPUDirectRDMAWritesTarget} values.
+ * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`: one of the {@link T.cudaFlushGPUDirectRDMAWritesScope} values.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
@@ -64,8 +64,8 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
 }
 let cudaDeviceGetAttribute$: typeof cudaDeviceGetAttribute | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param attr in `enum cudaDeviceAttr`.
- * @param device in `int`.
+ * @param attr in `enum cudaDeviceAttr`: one of the {@link T.cudaDeviceAttr} values.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
@@ -127,7 +127,7 @@ function bind$cudaDeviceGetCacheConfig(): typeof cudaDeviceGetCacheConfig {
 }
 let cudaDeviceGetDefaultMemPool$: typeof cudaDeviceGetDefaultMemPool | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
@@ -153,7 +153,7 @@ function bind$cudaDeviceGetDefaultMemPool(): typeof cudaDeviceGetDefaultMemPool 
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @param attr in `enum cudaGraphMemAttributeType`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -168,7 +168,7 @@ export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraph
 }
 let cudaDeviceGetLimit$: typeof cudaDeviceGetLimit | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
  * @returns the value of `pValue`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
@@ -194,7 +194,7 @@ function bind$cudaDeviceGetLimit(): typeof cudaDeviceGetLimit {
 }
 let cudaDeviceGetMemPool$: typeof cudaDeviceGetMemPool | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
@@ -221,8 +221,8 @@ function bind$cudaDeviceGetMemPool(): typeof cudaDeviceGetMemPool {
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvSciSyncAttrList in/out `void *`: address or host buffer.
- * @param device in `int`.
- * @param flags in `int`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param flags in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
   pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
@@ -233,9 +233,9 @@ export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, d
 }
 let cudaDeviceGetP2PAttribute$: typeof cudaDeviceGetP2PAttribute | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param attr in `enum cudaDeviceP2PAttr`.
- * @param srcDevice in `int`.
- * @param dstDevice in `int`.
+ * @param attr in `enum cudaDeviceP2PAttr`: one of the {@link T.cudaDeviceP2PAttr} values.
+ * @param srcDevice in `int`: a signed 32-bit integer.
+ * @param dstDevice in `int`: a signed 32-bit integer.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
@@ -259,7 +259,7 @@ function bind$cudaDeviceGetP2PAttribute(): typeof cudaDeviceGetP2PAttribute {
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param len in `int`: capacity of `pciBusId` in bytes.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `pciBusId`: out text (`char *`, length `len`).
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
@@ -312,7 +312,7 @@ function bind$cudaDeviceGetStreamPriorityRange(): typeof cudaDeviceGetStreamPrio
 let cudaDeviceGetTexture1DLinearMaxWidth$: typeof cudaDeviceGetTexture1DLinearMaxWidth | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param fmtDesc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `maxWidthInElements`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
@@ -339,7 +339,7 @@ function bind$cudaDeviceGetTexture1DLinearMaxWidth(): typeof cudaDeviceGetTextur
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
@@ -356,7 +356,7 @@ export function cudaDeviceReset(): void {
 }
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param cacheConfig in `enum cudaFuncCache`.
+ * @param cacheConfig in `enum cudaFuncCache`: one of the {@link T.cudaFuncCache} values.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
@@ -365,7 +365,7 @@ export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @param attr in `enum cudaGraphMemAttributeType`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -379,8 +379,8 @@ export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraph
 }
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
- * @param value in `size_t`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
@@ -390,8 +390,8 @@ export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
 }
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
- * @param memPool in `cudaMemPool_t`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
@@ -401,7 +401,7 @@ export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | 
 }
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `enum cudaSharedMemConfig`.
+ * @param config in `enum cudaSharedMemConfig`: one of the {@link T.cudaSharedMemConfig} values.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);

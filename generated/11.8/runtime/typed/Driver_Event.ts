@@ -53,7 +53,7 @@ function bind$cudaEventCreate(): typeof cudaEventCreate {
 }
 let cudaEventCreateWithFlags$: typeof cudaEventCreateWithFlags | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `event`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
@@ -79,7 +79,7 @@ function bind$cudaEventCreateWithFlags(): typeof cudaEventCreateWithFlags {
 }
 let cudaEventDestroy$c: NativeFunction | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventDestroy', 'event', event, true) as typeof event;
@@ -88,8 +88,8 @@ export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
 }
 let cudaEventElapsedTime$: typeof cudaEventElapsedTime | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param start in `cudaEvent_t`.
- * @param end in `cudaEvent_t`.
+ * @param start in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
+ * @param end in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @returns the value of `ms`: out `float *`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEvent_t | null): number {
@@ -111,7 +111,7 @@ function bind$cudaEventElapsedTime(): typeof cudaEventElapsedTime {
 }
 let cudaEventQuery$c: NativeFunction | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventQuery', 'event', event, true) as typeof event;
@@ -121,8 +121,8 @@ export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
 }
 let cudaEventRecord$c: NativeFunction | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
- * @param stream in `cudaStream_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventRecord', 'event', event, true) as typeof event;
@@ -132,9 +132,9 @@ export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStrea
 }
 let cudaEventRecordWithFlags$c: NativeFunction | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
- * @param stream in `cudaStream_t`.
- * @param flags in `unsigned int`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null, flags: number): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
@@ -145,7 +145,7 @@ export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.
 }
 let cudaEventSynchronize$c: NativeFunction | undefined;
 /** API group `CUDART_EVENT`. `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventSynchronize(event: T.cudaEvent_t | null): void {
   assertMayBlock('cudaEventSynchronize');

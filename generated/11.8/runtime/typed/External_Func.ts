@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaExternalMemoryGetMappedBuffer$: typeof cudaExternalMemoryGetMappedBuffer | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `cudaExternalMemory_t`.
+ * @param extMem in `cudaExternalMemory_t`: an opaque handle, such as `cudaImportExternalMemory` returns.
  * @param bufferDesc in `const struct cudaExternalMemoryBufferDesc *`: a `cudaExternalMemoryBufferDesc` object or its bytes.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
@@ -38,7 +38,7 @@ function bind$cudaExternalMemoryGetMappedBuffer(): typeof cudaExternalMemoryGetM
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: typeof cudaExternalMemoryGetMappedMipmappedArray | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `cudaExternalMemory_t`.
+ * @param extMem in `cudaExternalMemory_t`: an opaque handle, such as `cudaImportExternalMemory` returns.
  * @param mipmapDesc in `const struct cudaExternalMemoryMipmappedArrayDesc *`: a `cudaExternalMemoryMipmappedArrayDesc` object or its bytes.
  * @returns the value of `mipmap`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
@@ -76,7 +76,7 @@ export function cudaFree(devPtr: T.Pointer): void {
 }
 let cudaFreeArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeArray(array: T.cudaArray_t | null): void {
   assertMayBlock('cudaFreeArray');
@@ -87,7 +87,7 @@ export function cudaFreeArray(array: T.cudaArray_t | null): void {
 let cudaFreeAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
- * @param hStream in `cudaStream_t`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t | null): void {
   pointerArg('cudaFreeAsync', 'devPtr', devPtr, true);
@@ -107,7 +107,7 @@ export function cudaFreeHost(ptr: T.Pointer): void {
 }
 let cudaFreeMipmappedArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmappedArray in `cudaMipmappedArray_t`.
+ * @param mipmappedArray in `cudaMipmappedArray_t`: an opaque handle, such as `cudaExternalMemoryGetMappedMipmappedArray` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t | null): void {
   assertMayBlock('cudaFreeMipmappedArray');
@@ -130,8 +130,8 @@ export function cudaFuncGetAttributes(func: T.Pointer): T.cudaFuncAttributes {
 let cudaFuncSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param attr in `enum cudaFuncAttribute`.
- * @param value in `int`.
+ * @param attr in `enum cudaFuncAttribute`: one of the {@link T.cudaFuncAttribute} values.
+ * @param value in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute, value: number): void {
   pointerArg('cudaFuncSetAttribute', 'func', func, true);
@@ -143,7 +143,7 @@ export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute,
 let cudaFuncSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param cacheConfig in `enum cudaFuncCache`.
+ * @param cacheConfig in `enum cudaFuncCache`: one of the {@link T.cudaFuncCache} values.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncCache): void {
   pointerArg('cudaFuncSetCacheConfig', 'func', func, true);
@@ -154,7 +154,7 @@ export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncC
 let cudaFuncSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param config in `enum cudaSharedMemConfig`.
+ * @param config in `enum cudaSharedMemConfig`: one of the {@link T.cudaSharedMemConfig} values.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetSharedMemConfig(func: T.Pointer, config: T.cudaSharedMemConfig): void {
   pointerArg('cudaFuncSetSharedMemConfig', 'func', func, true);

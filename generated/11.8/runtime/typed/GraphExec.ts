@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
- * @param childGraph in `cudaGraph_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param childGraph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, childGraph: T.cudaGraph_t | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -23,7 +23,7 @@ export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec
 }
 let cudaGraphExecDestroy$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graphExec in `cudaGraphExec_t`.
+ * @param graphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t | null): void {
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphExecDestroy', 'graphExec', graphExec, true) as typeof graphExec;
@@ -32,9 +32,9 @@ export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t | null): void 
 }
 let cudaGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
- * @param event in `cudaEvent_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -45,9 +45,9 @@ export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec
 }
 let cudaGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
- * @param event in `cudaEvent_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -58,8 +58,8 @@ export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t
 }
 let cudaGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
@@ -71,8 +71,8 @@ export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T
 }
 let cudaGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
@@ -84,8 +84,8 @@ export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.c
 }
 let cudaGraphExecHostNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
@@ -97,8 +97,8 @@ export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t | n
 }
 let cudaGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
@@ -110,8 +110,8 @@ export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t |
 }
 let cudaGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
@@ -123,12 +123,12 @@ export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t |
 }
 let cudaGraphExecMemcpyNodeSetParams1D$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -144,13 +144,13 @@ export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t
 }
 let cudaGraphExecMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -167,13 +167,13 @@ export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGra
 }
 let cudaGraphExecMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -190,8 +190,8 @@ export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraph
 }
 let cudaGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param node in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
@@ -203,8 +203,8 @@ export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t |
 }
 let cudaGraphExecUpdate$: typeof cudaGraphExecUpdate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t *hErrorNode_out, enum cudaGraphExecUpdateResult *updateResult_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hGraph in `cudaGraph_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hGraph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns `{ hErrorNode_out, updateResult_out }`: `hErrorNode_out`: out `cudaGraphNode_t *`; `updateResult_out`: out `enum cudaGraphExecUpdateResult *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t | null, hGraph: T.cudaGraph_t | null): { hErrorNode_out: T.cudaGraphNode_t; updateResult_out: T.cudaGraphExecUpdateResult } {

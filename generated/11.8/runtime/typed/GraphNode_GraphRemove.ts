@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphNodeFindInClone$: typeof cudaGraphNodeFindInClone | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param originalNode in `cudaGraphNode_t`.
- * @param clonedGraph in `cudaGraph_t`.
+ * @param originalNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param clonedGraph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns the value of `pNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
@@ -38,7 +38,7 @@ function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
 }
 let cudaGraphNodeGetDependencies$: typeof cudaGraphNodeGetDependencies | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
@@ -67,7 +67,7 @@ function bind$cudaGraphNodeGetDependencies(): typeof cudaGraphNodeGetDependencie
 }
 let cudaGraphNodeGetDependentNodes$: typeof cudaGraphNodeGetDependentNodes | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
@@ -96,8 +96,8 @@ function bind$cudaGraphNodeGetDependentNodes(): typeof cudaGraphNodeGetDependent
 }
 let cudaGraphNodeGetEnabled$: typeof cudaGraphNodeGetEnabled | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `isEnabled`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
@@ -119,7 +119,7 @@ function bind$cudaGraphNodeGetEnabled(): typeof cudaGraphNodeGetEnabled {
 }
 let cudaGraphNodeGetType$: typeof cudaGraphNodeGetType | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pType`: out `enum cudaGraphNodeType *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
@@ -140,9 +140,9 @@ function bind$cudaGraphNodeGetType(): typeof cudaGraphNodeGetType {
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
- * @param isEnabled in `unsigned int`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param isEnabled in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -153,9 +153,9 @@ export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
 }
 let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
@@ -166,10 +166,10 @@ export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: 
 }
 let cudaGraphRemoveDependencies$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaHostAlloc$: typeof cudaHostAlloc | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param flags in `unsigned int`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pHost`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
@@ -39,7 +39,7 @@ function bind$cudaHostAlloc(): typeof cudaHostAlloc {
 let cudaHostGetDevicePointer$: typeof cudaHostGetDevicePointer | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pHost in/out `void *`: address or host buffer.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pDevice`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
@@ -89,7 +89,7 @@ let cudaHostRegister$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `ptr` in bytes.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaHostRegister', 'size', size, false);
@@ -171,7 +171,7 @@ export function cudaIpcCloseMemHandle(devPtr: T.Pointer): void {
 }
 let cudaIpcGetEventHandle$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @returns the value of `handle`: out `cudaIpcEventHandle_st`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
@@ -195,7 +195,7 @@ export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
 }
 let cudaIpcOpenEventHandle$: typeof cudaIpcOpenEventHandle | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudaIpcEventHandle_st` by value.
+ * @param handle in `cudaIpcEventHandle_st` by value: a {@link T.cudaIpcEventHandle_st} object, its fields checked before the call.
  * @returns the value of `event`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
@@ -221,8 +221,8 @@ function bind$cudaIpcOpenEventHandle(): typeof cudaIpcOpenEventHandle {
 }
 let cudaIpcOpenMemHandle$: typeof cudaIpcOpenMemHandle | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudaIpcMemHandle_st` by value.
- * @param flags in `unsigned int`.
+ * @param handle in `cudaIpcMemHandle_st` by value: a {@link T.cudaIpcMemHandle_st} object, its fields checked before the call.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {

@@ -11,11 +11,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param gridDim in `dim3` by value.
- * @param blockDim in `dim3` by value.
+ * @param gridDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
+ * @param blockDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
  * @param args in/out `void **`: address or host buffer, or null.
- * @param sharedMem in `size_t`.
- * @param stream in `cudaStream_t`.
+ * @param sharedMem in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchCooperativeKernel', 'func', func, true);
@@ -30,8 +30,8 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
 let cudaLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param launchParamsList in/out `struct cudaLaunchParams *`: address or host buffer.
- * @param numDevices in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param numDevices in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): void {
@@ -43,7 +43,7 @@ export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Point
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @param fn in C callback `cudaHostFn_t`.
  * @param userData in/out `void *`: address or host buffer.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
@@ -62,11 +62,11 @@ export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer 
 let cudaLaunchKernel$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param gridDim in `dim3` by value.
- * @param blockDim in `dim3` by value.
+ * @param gridDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
+ * @param blockDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
  * @param args in/out `void **`: address or host buffer, or null.
- * @param sharedMem in `size_t`.
- * @param stream in `cudaStream_t`.
+ * @param sharedMem in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchKernel', 'func', func, true);
@@ -93,7 +93,7 @@ export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, 
 }
 let cudaMalloc$: typeof cudaMalloc | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
@@ -120,9 +120,9 @@ function bind$cudaMalloc(): typeof cudaMalloc {
 let cudaMallocArray$: typeof cudaMallocArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param flags in `unsigned int`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
@@ -151,8 +151,8 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
 }
 let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param hStream in `cudaStream_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
@@ -179,9 +179,9 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
 }
 let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param memPool in `cudaMemPool_t`.
- * @param stream in `cudaStream_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
@@ -209,7 +209,7 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
 }
 let cudaMallocHost$: typeof cudaMallocHost | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
@@ -235,8 +235,8 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
 }
 let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param flags in `unsigned int`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
@@ -264,9 +264,9 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
 let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param extent in `cudaExtent` by value.
- * @param numLevels in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
+ * @param numLevels in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
@@ -295,8 +295,8 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
 }
 let cudaMallocPitch$: typeof cudaMallocPitch | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param width in `size_t`.
- * @param height in `size_t`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {

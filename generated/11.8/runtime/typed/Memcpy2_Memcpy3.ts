@@ -11,12 +11,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cudaMemcpy2D$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
- * @param dpitch in `size_t`.
+ * @param dpitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param src in `const void *`: address or host buffer.
- * @param spitch in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param spitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2D');
@@ -32,15 +32,15 @@ export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, sp
 }
 let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaArray_t`.
- * @param wOffsetDst in `size_t`.
- * @param hOffsetDst in `size_t`.
- * @param src in `cudaArray_const_t`.
- * @param wOffsetSrc in `size_t`.
- * @param hOffsetSrc in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param dst in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param wOffsetDst in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffsetDst in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param src in `cudaArray_const_t`: an opaque handle.
+ * @param wOffsetSrc in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffsetSrc in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DArrayToArray');
@@ -59,13 +59,13 @@ export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: 
 let cudaMemcpy2DAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
- * @param dpitch in `size_t`.
+ * @param dpitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param src in `const void *`: address or host buffer.
- * @param spitch in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param spitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DAsync', 'dst', dst, true);
@@ -82,13 +82,13 @@ export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointe
 let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
- * @param dpitch in `size_t`.
- * @param src in `cudaArray_const_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param dpitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param src in `cudaArray_const_t`: an opaque handle.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DFromArray');
@@ -106,14 +106,14 @@ export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cu
 let cudaMemcpy2DFromArrayAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
- * @param dpitch in `size_t`.
- * @param src in `cudaArray_const_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param dpitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param src in `cudaArray_const_t`: an opaque handle.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DFromArrayAsync', 'dst', dst, true);
@@ -130,14 +130,14 @@ export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src:
 }
 let cudaMemcpy2DToArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaArray_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
+ * @param dst in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param src in `const void *`: address or host buffer.
- * @param spitch in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param spitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DToArray');
@@ -154,15 +154,15 @@ export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64,
 }
 let cudaMemcpy2DToArrayAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaArray_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
+ * @param dst in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param src in `const void *`: address or host buffer.
- * @param spitch in `size_t`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param spitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DToArrayAsync', 'dst', dst, true) as typeof dst;
@@ -190,7 +190,7 @@ export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | Uint8Array): void {
 let cudaMemcpy3DAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DAsync', 'p', records.cudaMemcpy3DParms(), p, false);
@@ -211,7 +211,7 @@ export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | Uint8Array): void 
 let cudaMemcpy3DPeerAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `const struct cudaMemcpy3DPeerParms *`: a `cudaMemcpy3DPeerParms` object or its bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DPeerAsync', 'p', records.cudaMemcpy3DPeerParms(), p, false);

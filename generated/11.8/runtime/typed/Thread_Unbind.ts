@@ -59,7 +59,7 @@ function bind$cudaThreadGetCacheConfig(): typeof cudaThreadGetCacheConfig {
 }
 let cudaThreadGetLimit$: typeof cudaThreadGetLimit | undefined;
 /** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
  * @returns the value of `pValue`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -86,7 +86,7 @@ function bind$cudaThreadGetLimit(): typeof cudaThreadGetLimit {
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param cacheConfig in `enum cudaFuncCache`.
+ * @param cacheConfig in `enum cudaFuncCache`: one of the {@link T.cudaFuncCache} values.
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
@@ -96,8 +96,8 @@ export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
 }
 let cudaThreadSetLimit$c: NativeFunction | undefined;
 /** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
- * @param value in `size_t`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {

@@ -12,8 +12,8 @@ let cudaUserObjectCreate$: typeof cudaUserObjectCreate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
  * @param destroy in C callback `cudaHostFn_t`.
- * @param initialRefcount in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param initialRefcount in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `object_out`: out `cudaUserObject_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
@@ -47,8 +47,8 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
@@ -58,8 +58,8 @@ export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: 
 }
 let cudaUserObjectRetain$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
@@ -71,7 +71,7 @@ let cudaWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `cudaExternalSemaphore_t`; its length is passed as `numExtSems`.
  * @param paramsArray in `const struct cudaExternalSemaphoreWaitParams *`: a `cudaExternalSemaphoreWaitParams` object or its bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaWaitExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreWaitParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);

@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasDtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsv). */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
@@ -35,15 +35,15 @@ export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasDtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const double *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in/out `double *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsv). */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv_v2_64', 'handle', handle, true) as typeof handle;
@@ -60,11 +60,11 @@ export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
 }
 let cublasDtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param AP in/out `double *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trttp). */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
@@ -79,10 +79,10 @@ export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
 }
 let cublasDzasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `double *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-asum). */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -96,10 +96,10 @@ export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasDzasum_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `double *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-asum). */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
@@ -113,10 +113,10 @@ export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasDznrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `double *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -130,10 +130,10 @@ export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasDznrm2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `double *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
@@ -147,26 +147,26 @@ export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasGemmBatchedEx$: typeof cublasGemmBatchedEx | undefined;
 /** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const void *const *`: device memory.
- * @param Atype in `cudaDataType`.
- * @param lda in `int`.
+ * @param Atype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param Barray in `const void *const *`: device memory.
- * @param Btype in `cudaDataType`.
- * @param ldb in `int`.
+ * @param Btype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `void *const *`: device memory.
- * @param Ctype in `cudaDataType`.
- * @param ldc in `int`.
- * @param batchCount in `int`.
- * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`.
+ * @param Ctype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldc in `int`: a signed 32-bit integer.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param algo in `cublasGemmAlgo_t`: one of the {@link T.cublasGemmAlgo_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmbatchedex). */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, Barray: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.UntypedScalar, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmBatchedEx$ ??= bind$cublasGemmBatchedEx())(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -203,26 +203,26 @@ function bind$cublasGemmBatchedEx(): typeof cublasGemmBatchedEx {
 }
 let cublasGemmBatchedEx_64$: typeof cublasGemmBatchedEx_64 | undefined;
 /** `cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int64_t lda, const void *const *Barray, cudaDataType Btype, int64_t ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const void *const *`: device memory.
- * @param Atype in `cudaDataType`.
- * @param lda in `int64_t`.
+ * @param Atype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param Barray in `const void *const *`: device memory.
- * @param Btype in `cudaDataType`.
- * @param ldb in `int64_t`.
+ * @param Btype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `void *const *`: device memory.
- * @param Ctype in `cudaDataType`.
- * @param ldc in `int64_t`.
- * @param batchCount in `int64_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`.
+ * @param Ctype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param algo in `cublasGemmAlgo_t`: one of the {@link T.cublasGemmAlgo_t} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmbatchedex). */
 export function cublasGemmBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.UntypedScalar, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, Barray: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.UntypedScalar, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmBatchedEx_64$ ??= bind$cublasGemmBatchedEx_64())(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -259,25 +259,25 @@ function bind$cublasGemmBatchedEx_64(): typeof cublasGemmBatchedEx_64 {
 }
 let cublasGemmEx$: typeof cublasGemmEx | undefined;
 /** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
- * @param Atype in `cudaDataType`.
- * @param lda in `int`.
+ * @param Atype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const void *`: device memory.
- * @param Btype in `cudaDataType`.
- * @param ldb in `int`.
+ * @param Btype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
- * @param Ctype in `cudaDataType`.
- * @param ldc in `int`.
- * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`.
+ * @param Ctype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldc in `int`: a signed 32-bit integer.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param algo in `cublasGemmAlgo_t`: one of the {@link T.cublasGemmAlgo_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmex). */
 export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmEx$ ??= bind$cublasGemmEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -313,25 +313,25 @@ function bind$cublasGemmEx(): typeof cublasGemmEx {
 }
 let cublasGemmEx_64$: typeof cublasGemmEx_64 | undefined;
 /** `cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
- * @param Atype in `cudaDataType`.
- * @param lda in `int64_t`.
+ * @param Atype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const void *`: device memory.
- * @param Btype in `cudaDataType`.
- * @param ldb in `int64_t`.
+ * @param Btype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
- * @param Ctype in `cudaDataType`.
- * @param ldc in `int64_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`.
+ * @param Ctype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param algo in `cublasGemmAlgo_t`: one of the {@link T.cublasGemmAlgo_t} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmex). */
 export function cublasGemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmEx_64$ ??= bind$cublasGemmEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -367,7 +367,7 @@ function bind$cublasGemmEx_64(): typeof cublasGemmEx_64 {
 }
 let cublasGemmGroupedBatchedEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int *lda_array, const void *const *Barray, cudaDataType_t Btype, const int *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int *ldc_array, int group_count, const int *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @param transa_array in `const cublasOperation_t *`: address or host buffer.
  * @param transb_array in `const cublasOperation_t *`: address or host buffer.
  * @param m_array in `const int *`: address or host buffer.
@@ -375,18 +375,18 @@ let cublasGemmGroupedBatchedEx$c: NativeFunction | undefined;
  * @param k_array in `const int *`: address or host buffer.
  * @param alpha_array in `const void *`: address or host buffer.
  * @param Aarray in `const void *const *`: device memory.
- * @param Atype in `cudaDataType_t`.
+ * @param Atype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param lda_array in `const int *`: address or host buffer.
  * @param Barray in `const void *const *`: device memory.
- * @param Btype in `cudaDataType_t`.
+ * @param Btype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param ldb_array in `const int *`: address or host buffer.
  * @param beta_array in `const void *`: address or host buffer.
  * @param Carray in `void *const *`: device memory.
- * @param Ctype in `cudaDataType_t`.
+ * @param Ctype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param ldc_array in `const int *`: address or host buffer.
- * @param group_count in `int`.
+ * @param group_count in `int`: a signed 32-bit integer.
  * @param group_size in `const int *`: address or host buffer.
- * @param computeType in `cublasComputeType_t`.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmgroupedbatchedex). */
 export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.DeviceMemory | null, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmGroupedBatchedEx', 'handle', handle, true) as typeof handle;
@@ -414,7 +414,7 @@ export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, tran
 }
 let cublasGemmGroupedBatchedEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int64_t *lda_array, const void *const *Barray, cudaDataType_t Btype, const int64_t *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @param transa_array in `const cublasOperation_t *`: address or host buffer.
  * @param transb_array in `const cublasOperation_t *`: address or host buffer.
  * @param m_array in `const int64_t *`: address or host buffer.
@@ -422,18 +422,18 @@ let cublasGemmGroupedBatchedEx_64$c: NativeFunction | undefined;
  * @param k_array in `const int64_t *`: address or host buffer.
  * @param alpha_array in `const void *`: address or host buffer.
  * @param Aarray in `const void *const *`: device memory.
- * @param Atype in `cudaDataType_t`.
+ * @param Atype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param lda_array in `const int64_t *`: address or host buffer.
  * @param Barray in `const void *const *`: device memory.
- * @param Btype in `cudaDataType_t`.
+ * @param Btype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param ldb_array in `const int64_t *`: address or host buffer.
  * @param beta_array in `const void *`: address or host buffer.
  * @param Carray in `void *const *`: device memory.
- * @param Ctype in `cudaDataType_t`.
+ * @param Ctype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param ldc_array in `const int64_t *`: address or host buffer.
- * @param group_count in `int64_t`.
+ * @param group_count in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param group_size in `const int64_t *`: address or host buffer.
- * @param computeType in `cublasComputeType_t`.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmgroupedbatchedex). */
 export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.DeviceMemory | null, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmGroupedBatchedEx_64', 'handle', handle, true) as typeof handle;
@@ -461,29 +461,29 @@ export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, t
 }
 let cublasGemmStridedBatchedEx$: typeof cublasGemmStridedBatchedEx | undefined;
 /** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
- * @param Atype in `cudaDataType`.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param Atype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const void *`: device memory.
- * @param Btype in `cudaDataType`.
- * @param ldb in `int`.
- * @param strideB in `long long`.
+ * @param Btype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param strideB in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
- * @param Ctype in `cudaDataType`.
- * @param ldc in `int`.
- * @param strideC in `long long`.
- * @param batchCount in `int`.
- * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`.
+ * @param Ctype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldc in `int`: a signed 32-bit integer.
+ * @param strideC in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param algo in `cublasGemmAlgo_t`: one of the {@link T.cublasGemmAlgo_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmstridedbatchedex). */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmStridedBatchedEx$ ??= bind$cublasGemmStridedBatchedEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -523,29 +523,29 @@ function bind$cublasGemmStridedBatchedEx(): typeof cublasGemmStridedBatchedEx {
 }
 let cublasGemmStridedBatchedEx_64$: typeof cublasGemmStridedBatchedEx_64 | undefined;
 /** `cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
- * @param Atype in `cudaDataType`.
- * @param lda in `int64_t`.
- * @param strideA in `long long`.
+ * @param Atype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const void *`: device memory.
- * @param Btype in `cudaDataType`.
- * @param ldb in `int64_t`.
- * @param strideB in `long long`.
+ * @param Btype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param strideB in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
- * @param Ctype in `cudaDataType`.
- * @param ldc in `int64_t`.
- * @param strideC in `long long`.
- * @param batchCount in `int64_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`.
+ * @param Ctype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param strideC in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param algo in `cublasGemmAlgo_t`: one of the {@link T.cublasGemmAlgo_t} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmstridedbatchedex). */
 export function cublasGemmStridedBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, strideA: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, strideB: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmStridedBatchedEx_64$ ??= bind$cublasGemmStridedBatchedEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);

@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasSdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasSideMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in `const float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param C in/out `float *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
@@ -37,16 +37,16 @@ export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
 }
 let cublasSdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasSideMode_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const float *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const float *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param C in/out `float *`: device memory.
- * @param ldc in `int64_t`.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
@@ -64,12 +64,12 @@ export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSi
 }
 let cublasSdot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in `const float *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param result_ out `float *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
@@ -85,12 +85,12 @@ export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Dev
 }
 let cublasSdot_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const float *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in `const float *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `float *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
@@ -106,8 +106,8 @@ export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
 }
 let cublasSetAtomicsMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasAtomicsMode_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasAtomicsMode_t`: one of the {@link T.cublasAtomicsMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetatomicsmode). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
@@ -126,8 +126,8 @@ export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
 }
 let cublasSetMathMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasMath_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasMath_t`: one of the {@link T.cublasMath_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmathmode). */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
@@ -137,13 +137,13 @@ export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cubla
 }
 let cublasSetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: host memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrix). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
@@ -158,14 +158,14 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
 }
 let cublasSetMatrixAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: host memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: device memory.
- * @param ldb in `int`.
- * @param stream in `cudaStream_t`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrixasync). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
@@ -181,14 +181,14 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
 }
 let cublasSetMatrixAsync_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const void *`: host memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B out `void *`: device memory.
- * @param ldb in `int64_t`.
- * @param stream in `cudaStream_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrixasync). */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.HostMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasSetMatrixAsync_64', 'rows', rows, true);
@@ -204,13 +204,13 @@ export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
 }
 let cublasSetMatrix_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const void *`: host memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrix). */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.HostMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasSetMatrix_64', 'rows', rows, true);
@@ -225,8 +225,8 @@ export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
 }
 let cublasSetPointerMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param mode in `cublasPointerMode_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param mode in `cublasPointerMode_t`: one of the {@link T.cublasPointerMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetpointermode). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
@@ -236,8 +236,8 @@ export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cu
 }
 let cublasSetSmCountTarget$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param smCountTarget in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param smCountTarget in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetsmcounttarget). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
@@ -247,8 +247,8 @@ export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
 }
 let cublasSetStream$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param streamId in `cudaStream_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param streamId in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetstream). */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
@@ -258,12 +258,12 @@ export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cud
 }
 let cublasSetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param x in `const void *`: host memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvector). */
 export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
@@ -277,13 +277,13 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | 
 }
 let cublasSetVectorAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param hostPtr in `const void *`: host memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int`.
- * @param stream in `cudaStream_t`.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvectorasync). */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
@@ -298,13 +298,13 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Ho
 }
 let cublasSetVectorAsync_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param hostPtr in `const void *`: host memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int64_t`.
- * @param stream in `cudaStream_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvectorasync). */
 export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr: T.HostMemory | null, incx: T.Int64, devicePtr: T.DeviceMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSetVectorAsync_64', 'n', n_, true);
@@ -319,12 +319,12 @@ export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr:
 }
 let cublasSetVector_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const void *`: host memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvector). */
 export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.HostMemory | null, incx: T.Int64, devicePtr: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSetVector_64', 'n', n_, true);
@@ -338,9 +338,9 @@ export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.HostMemo
 }
 let cublasSetWorkspace$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @param workspace in/out `void *`: address or host buffer.
- * @param workspaceSizeInBytes in `size_t`.
+ * @param workspaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetworkspace). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;

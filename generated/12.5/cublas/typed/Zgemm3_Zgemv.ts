@@ -10,20 +10,20 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasZgemm3m$: typeof cublasZgemm3m | undefined;
 /** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const cuDoubleComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZgemm3m$ ??= bind$cublasZgemm3m())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -54,20 +54,20 @@ function bind$cublasZgemm3m(): typeof cublasZgemm3m {
 }
 let cublasZgemm3m_64$: typeof cublasZgemm3m_64 | undefined;
 /** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param transa in `cublasOperation_t`.
- * @param transb in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param transa in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param transb in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const cuDoubleComplex *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int64_t`.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasZgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZgemm3m_64$ ??= bind$cublasZgemm3m_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -98,18 +98,18 @@ function bind$cublasZgemm3m_64(): typeof cublasZgemm3m_64 {
 }
 let cublasZgemv$: typeof cublasZgemv | undefined;
 /** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemv). */
 export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZgemv$ ??= bind$cublasZgemv())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
@@ -138,19 +138,19 @@ function bind$cublasZgemv(): typeof cublasZgemv {
 }
 let cublasZgemvBatched$: typeof cublasZgemvBatched | undefined;
 /** `cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *xarray, int incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuDoubleComplex *const *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param xarray in `const cuDoubleComplex *const *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param yarray in `cuDoubleComplex *const *`: device memory.
- * @param incy in `int`.
- * @param batchCount in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasZgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, xarray: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: number, batchCount: number): void {
   return (cublasZgemvBatched$ ??= bind$cublasZgemvBatched())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -180,19 +180,19 @@ function bind$cublasZgemvBatched(): typeof cublasZgemvBatched {
 }
 let cublasZgemvBatched_64$: typeof cublasZgemvBatched_64 | undefined;
 /** `cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *xarray, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuDoubleComplex *const *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param xarray in `const cuDoubleComplex *const *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param yarray in `cuDoubleComplex *const *`: device memory.
- * @param incy in `int64_t`.
- * @param batchCount in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasZgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, xarray: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: T.Int64, batchCount: T.Int64): void {
   return (cublasZgemvBatched_64$ ??= bind$cublasZgemvBatched_64())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -222,22 +222,22 @@ function bind$cublasZgemvBatched_64(): typeof cublasZgemvBatched_64 {
 }
 let cublasZgemvStridedBatched$: typeof cublasZgemvStridedBatched | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
- * @param stridex in `long long`.
+ * @param incx in `int`: a signed 32-bit integer.
+ * @param stridex in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`.
- * @param stridey in `long long`.
- * @param batchCount in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param stridey in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasZgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, x: T.DeviceMemory | null, incx: number, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number, stridey: T.Int64, batchCount: number): void {
   return (cublasZgemvStridedBatched$ ??= bind$cublasZgemvStridedBatched())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -270,22 +270,22 @@ function bind$cublasZgemvStridedBatched(): typeof cublasZgemvStridedBatched {
 }
 let cublasZgemvStridedBatched_64$: typeof cublasZgemvStridedBatched_64 | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int64_t`.
- * @param strideA in `long long`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
- * @param stridex in `long long`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param stridex in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int64_t`.
- * @param stridey in `long long`.
- * @param batchCount in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param stridey in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   return (cublasZgemvStridedBatched_64$ ??= bind$cublasZgemvStridedBatched_64())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -318,18 +318,18 @@ function bind$cublasZgemvStridedBatched_64(): typeof cublasZgemvStridedBatched_6
 }
 let cublasZgemv_v2_64$: typeof cublasZgemv_v2_64 | undefined;
 /** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemv). */
 export function cublasZgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasZgemv_v2_64$ ??= bind$cublasZgemv_v2_64())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);

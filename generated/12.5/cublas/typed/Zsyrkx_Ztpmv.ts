@@ -10,19 +10,19 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasZsyrkx$: typeof cublasZsyrkx | undefined;
 /** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const cuDoubleComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasZsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsyrkx$ ??= bind$cublasZsyrkx())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -52,19 +52,19 @@ function bind$cublasZsyrkx(): typeof cublasZsyrkx {
 }
 let cublasZsyrkx_64$: typeof cublasZsyrkx_64 | undefined;
 /** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const cuDoubleComplex *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int64_t`.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasZsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZsyrkx_64$ ??= bind$cublasZsyrkx_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -94,16 +94,16 @@ function bind$cublasZsyrkx_64(): typeof cublasZsyrkx_64 {
 }
 let cublasZtbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasZtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbmv', 'handle', handle, true) as typeof handle;
@@ -121,16 +121,16 @@ export function cublasZtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasZtbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasZtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbmv_v2_64', 'handle', handle, true) as typeof handle;
@@ -148,16 +148,16 @@ export function cublasZtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
 }
 let cublasZtbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasZtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbsv', 'handle', handle, true) as typeof handle;
@@ -175,16 +175,16 @@ export function cublasZtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasZtbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasZtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbsv_v2_64', 'handle', handle, true) as typeof handle;
@@ -202,14 +202,14 @@ export function cublasZtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
 }
 let cublasZtpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasZtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpmv', 'handle', handle, true) as typeof handle;
@@ -225,14 +225,14 @@ export function cublasZtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasZtpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasZtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpmv_v2_64', 'handle', handle, true) as typeof handle;

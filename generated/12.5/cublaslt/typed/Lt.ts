@@ -34,7 +34,7 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltdestroy). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
@@ -43,7 +43,7 @@ export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
 }
 let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.5
- * @param mask in `unsigned int`.
+ * @param mask in `unsigned int`: an unsigned 32-bit integer.
  * @returns `unsigned int`
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltdisablecpuinstructionssetmask). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
@@ -61,7 +61,7 @@ export function cublasLtGetCudartVersion(): number {
 }
 let cublasLtGetProperty$: typeof cublasLtGetProperty | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetproperty). */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
@@ -82,7 +82,7 @@ function bind$cublasLtGetProperty(): typeof cublasLtGetProperty {
 }
 let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.5
- * @param status_ in `cublasStatus_t`.
+ * @param status_ in `cublasStatus_t`: one of the {@link T.cublasStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetstatusname). */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
@@ -92,7 +92,7 @@ export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null 
 }
 let cublasLtGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.5
- * @param status_ in `cublasStatus_t`.
+ * @param status_ in `cublasStatus_t`: one of the {@link T.cublasStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetstatusstring). */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
@@ -134,7 +134,7 @@ function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCac
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param capacity in `size_t`.
+ * @param capacity in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltheuristicscachesetcapacity). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
   if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || Math.floor(capacity) !== capacity) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
@@ -177,7 +177,7 @@ export function cublasLtLoggerSetFile(file: T.Pointer): void {
 }
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`.
+ * @param level in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggersetlevel). */
 export function cublasLtLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
@@ -186,7 +186,7 @@ export function cublasLtLoggerSetLevel(level: number): void {
 }
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `int`.
+ * @param mask in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggersetmask). */
 export function cublasLtLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
@@ -195,22 +195,22 @@ export function cublasLtLoggerSetMask(mask: number): void {
 }
 let cublasLtMatmul$: typeof cublasLtMatmul | undefined;
 /** Wrapped by `Matmul.execute` (objects layer). `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param computeDesc in `cublasLtMatmulDesc_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param computeDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
- * @param Adesc in `cublasLtMatrixLayout_t`.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param B in `const void *`: device memory.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in `const void *`: device memory.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param D out `void *`: device memory.
- * @param Ddesc in `cublasLtMatrixLayout_t`.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes; null allowed.
  * @param workspace in/out `void *`: device memory, `workspaceSizeInBytes` bytes, or null.
  * @param workspaceSizeInBytes in `size_t`: count of `workspace` in bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmul).
  * @see {@link cuda-ts/objects!Matmul#execute | Matmul.execute} (objects layer) */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.cublasLtMatmulDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, D: T.DeviceMemory | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array | null, workspace: T.DeviceMemory | null, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
@@ -245,7 +245,7 @@ function bind$cublasLtMatmul(): typeof cublasLtMatmul {
 let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
- * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
+ * @param attr in `cublasLtMatmulAlgoCapAttributes_t`: one of the {@link T.cublasLtMatmulAlgoCapAttributes_t} values.
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
@@ -277,12 +277,12 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param operationDesc in `cublasLtMatmulDesc_t`.
- * @param Adesc in `cublasLtMatrixLayout_t`.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param Ddesc in `cublasLtMatrixLayout_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgocheck). */
@@ -302,7 +302,7 @@ export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, 
 let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
- * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`: one of the {@link T.cublasLtMatmulAlgoConfigAttributes_t} values.
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
@@ -335,7 +335,7 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
- * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`: one of the {@link T.cublasLtMatmulAlgoConfigAttributes_t} values.
  * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `algo`: in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
@@ -354,13 +354,13 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, at
 }
 let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param operationDesc in `cublasLtMatmulDesc_t`.
- * @param Adesc in `cublasLtMatrixLayout_t`.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param Ddesc in `cublasLtMatrixLayout_t`.
- * @param preference in `cublasLtMatmulPreference_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param preference in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @param requestedAlgoCount in `int`: capacity of `heuristicResultsArray`.
  * @returns the value of `heuristicResultsArray`: out array of `struct cublasLtMatmulHeuristicResult_t`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgogetheuristic). */
@@ -390,13 +390,13 @@ function bind$cublasLtMatmulAlgoGetHeuristic(): typeof cublasLtMatmulAlgoGetHeur
 }
 let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
- * @param Atype in `cudaDataType_t`.
- * @param Btype in `cudaDataType_t`.
- * @param Ctype in `cudaDataType_t`.
- * @param Dtype in `cudaDataType_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Atype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Btype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Ctype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Dtype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param requestedAlgoCount in `int`: capacity of `algoIdsArray`.
  * @returns the value of `algoIdsArray`: out array of `i32`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgogetids). */
@@ -426,14 +426,14 @@ function bind$cublasLtMatmulAlgoGetIds(): typeof cublasLtMatmulAlgoGetIds {
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
- * @param Atype in `cudaDataType_t`.
- * @param Btype in `cudaDataType_t`.
- * @param Ctype in `cudaDataType_t`.
- * @param Dtype in `cudaDataType_t`.
- * @param algoId in `int`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Atype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Btype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Ctype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Dtype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param algoId in `int`: a signed 32-bit integer.
  * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgoinit). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
@@ -452,8 +452,8 @@ export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, c
 }
 let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldesccreate). */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
@@ -480,7 +480,7 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldescdestroy). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
@@ -489,7 +489,7 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | n
 }
 let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldescgetattribute). */
@@ -516,10 +516,10 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
- * @param size in `size_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t | null, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
@@ -531,7 +531,7 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc
 }
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldescsetattribute). */
@@ -571,7 +571,7 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencedestroy). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
@@ -580,7 +580,7 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference
 }
 let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencegetattribute). */
@@ -607,8 +607,8 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
- * @param size in `size_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t | null, size: T.Int64): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
@@ -618,7 +618,7 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPref
 }
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencesetattribute). */
@@ -634,10 +634,10 @@ export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPrefe
 }
 let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `cudaDataType`.
- * @param rows in `uint64_t`.
- * @param cols in `uint64_t`.
- * @param ld in `int64_t`.
+ * @param type in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param rows in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutcreate). */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
@@ -666,7 +666,7 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutdestroy). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
@@ -675,7 +675,7 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t 
 }
 let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutgetattribute). */
@@ -702,12 +702,12 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
- * @param size in `size_t`.
- * @param type in `cudaDataType`.
- * @param rows in `uint64_t`.
- * @param cols in `uint64_t`.
- * @param ld in `int64_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param type in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param rows in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t | null, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
@@ -721,7 +721,7 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLay
 }
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutsetattribute). */
@@ -737,17 +737,17 @@ export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayo
 }
 let cublasLtMatrixTransform$: typeof cublasLtMatrixTransform | undefined;
 /** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory, or null.
- * @param Adesc in `cublasLtMatrixLayout_t`.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param B in `const void *`: device memory, or null.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param C out `void *`: device memory.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param stream in `cudaStream_t`.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransform). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.cublasLtMatrixTransformDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, stream: T.cudaStream_t | null): void {
   return (cublasLtMatrixTransform$ ??= bind$cublasLtMatrixTransform())(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
@@ -775,7 +775,7 @@ function bind$cublasLtMatrixTransform(): typeof cublasLtMatrixTransform {
 }
 let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param scaleType in `cudaDataType`.
+ * @param scaleType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdesccreate). */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
@@ -801,7 +801,7 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdescdestroy). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
@@ -810,7 +810,7 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatr
 }
 let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdescgetattribute). */
@@ -837,9 +837,9 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
- * @param size in `size_t`.
- * @param scaleType in `cudaDataType`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param scaleType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t | null, size: T.Int64, scaleType: T.cudaDataType): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
@@ -850,7 +850,7 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublas
 }
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdescsetattribute). */

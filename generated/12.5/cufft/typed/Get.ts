@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftGetPlanPropertyInt64$: typeof cufftGetPlanPropertyInt64 | undefined;
 /** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param property in `cufftProperty`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param property in `cufftProperty`: one of the {@link T.cufftProperty} values.
  * @returns the value of `returnPtrValue`: out `long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty): bigint {
@@ -33,7 +33,7 @@ function bind$cufftGetPlanPropertyInt64(): typeof cufftGetPlanPropertyInt64 {
 }
 let cufftGetProperty$: typeof cufftGetProperty | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetProperty(type: T.libraryPropertyType): number {
@@ -54,7 +54,7 @@ function bind$cufftGetProperty(): typeof cufftGetProperty {
 }
 let cufftGetSize$: typeof cufftGetSize | undefined;
 /** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cufftHandle`.
+ * @param handle in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize(handle: T.cufftHandle): number {
@@ -80,10 +80,10 @@ function bind$cufftGetSize(): typeof cufftGetSize {
 }
 let cufftGetSize1d$: typeof cufftGetSize1d | undefined;
 /** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cufftHandle`.
- * @param nx in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param handle in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize1d(handle: T.cufftHandle, nx: number, type: T.cufftType, batch: number): number {
@@ -112,10 +112,10 @@ function bind$cufftGetSize1d(): typeof cufftGetSize1d {
 }
 let cufftGetSize2d$: typeof cufftGetSize2d | undefined;
 /** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cufftHandle`.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param type in `cufftType`.
+ * @param handle in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize2d(handle: T.cufftHandle, nx: number, ny: number, type: T.cufftType): number {
@@ -144,11 +144,11 @@ function bind$cufftGetSize2d(): typeof cufftGetSize2d {
 }
 let cufftGetSize3d$: typeof cufftGetSize3d | undefined;
 /** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cufftHandle`.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param nz in `int`.
- * @param type in `cufftType`.
+ * @param handle in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param nz in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize3d(handle: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType): number {
@@ -178,17 +178,17 @@ function bind$cufftGetSize3d(): typeof cufftGetSize3d {
 }
 let cufftGetSizeMany$: typeof cufftGetSizeMany | undefined;
 /** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cufftHandle`.
- * @param rank in `int`.
+ * @param handle in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `int *`: address or host buffer.
  * @param inembed in/out `int *`: address or host buffer.
- * @param istride in `int`.
- * @param idist in `int`.
+ * @param istride in `int`: a signed 32-bit integer.
+ * @param idist in `int`: a signed 32-bit integer.
  * @param onembed in/out `int *`: address or host buffer.
- * @param ostride in `int`.
- * @param odist in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param ostride in `int`: a signed 32-bit integer.
+ * @param odist in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `workArea`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSizeMany(handle: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
@@ -224,17 +224,17 @@ function bind$cufftGetSizeMany(): typeof cufftGetSizeMany {
 }
 let cufftGetSizeMany64$: typeof cufftGetSizeMany64 | undefined;
 /** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param rank in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `long long *`: address or host buffer.
  * @param inembed in/out `long long *`: address or host buffer.
- * @param istride in `long long`.
- * @param idist in `long long`.
+ * @param istride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param idist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param onembed in/out `long long *`: address or host buffer.
- * @param ostride in `long long`.
- * @param odist in `long long`.
- * @param type in `cufftType`.
- * @param batch in `long long`.
+ * @param ostride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param odist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSizeMany64(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {

@@ -17,7 +17,7 @@ export function cuptiFinalize(): void {
 }
 let cuptiGetAutoBoostState$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
+ * @param context in `CUcontext`: an opaque handle.
  * @returns the value of `state`: out `CUpti_ActivityAutoBoostState`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_ActivityAutoBoostState {
@@ -29,8 +29,8 @@ export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_Act
 }
 let cuptiGetCallbackName$: typeof cuptiGetCallbackName | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param domain in `CUpti_CallbackDomain`.
- * @param cbid in `uint32_t`.
+ * @param domain in `CUpti_CallbackDomain`: one of the {@link T.CUpti_CallbackDomain} values.
+ * @param cbid in `uint32_t`: an unsigned 32-bit integer.
  * @returns the value of `name`: out `const char **`.
  * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number): string | null {
@@ -52,9 +52,9 @@ function bind$cuptiGetCallbackName(): typeof cuptiGetCallbackName {
 }
 let cuptiGetCallbackState$: typeof cuptiGetCallbackState | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param subscriber in `CUpti_SubscriberHandle`.
- * @param domain in `CUpti_CallbackDomain`.
- * @param cbid in `CUpti_CallbackId`.
+ * @param subscriber in `CUpti_SubscriberHandle`: an opaque handle, such as `cuptiSubscribe` returns.
+ * @param domain in `CUpti_CallbackDomain`: one of the {@link T.CUpti_CallbackDomain} values.
+ * @param cbid in `CUpti_CallbackId`: an unsigned 32-bit integer.
  * @returns the value of `enable`: out `uint32_t *`.
  * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): number {
@@ -77,7 +77,7 @@ function bind$cuptiGetCallbackState(): typeof cuptiGetCallbackState {
 }
 let cuptiGetContextId$: typeof cuptiGetContextId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
+ * @param context in `CUcontext`: an opaque handle.
  * @returns the value of `contextId`: out `uint32_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetContextId(context: T.CUcontext | null): number {
@@ -98,7 +98,7 @@ function bind$cuptiGetContextId(): typeof cuptiGetContextId {
 }
 let cuptiGetDeviceId$: typeof cuptiGetDeviceId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
+ * @param context in `CUcontext`: an opaque handle.
  * @returns the value of `deviceId`: out `uint32_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetDeviceId(context: T.CUcontext | null): number {
@@ -119,7 +119,7 @@ function bind$cuptiGetDeviceId(): typeof cuptiGetDeviceId {
 }
 let cuptiGetErrorMessage$: typeof cuptiGetErrorMessage | undefined;
 /** API group `CUPTI_RESULT_API`. `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param result_ in `CUptiResult`.
+ * @param result_ in `CUptiResult`: one of the {@link T.CUptiResult} values.
  * @returns the value of `str`: out `const char **`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `CUPTI_RESULT_API`. */
 export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
@@ -140,7 +140,7 @@ function bind$cuptiGetErrorMessage(): typeof cuptiGetErrorMessage {
 }
 let cuptiGetGraphExecId$: typeof cuptiGetGraphExecId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param graphExec in `CUgraphExec`.
+ * @param graphExec in `CUgraphExec`: an opaque handle.
  * @returns the value of `pId`: out `uint32_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphExecId(graphExec: T.CUgraphExec | null): number {
@@ -161,7 +161,7 @@ function bind$cuptiGetGraphExecId(): typeof cuptiGetGraphExecId {
 }
 let cuptiGetGraphId$: typeof cuptiGetGraphId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `CUgraph`.
+ * @param graph in `CUgraph`: an opaque handle.
  * @returns the value of `pId`: out `uint32_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphId(graph: T.CUgraph | null): number {
@@ -182,7 +182,7 @@ function bind$cuptiGetGraphId(): typeof cuptiGetGraphId {
 }
 let cuptiGetGraphNodeId$: typeof cuptiGetGraphNodeId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `CUgraphNode`.
+ * @param node in `CUgraphNode`: an opaque handle.
  * @returns the value of `nodeId`: out `uint64_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
@@ -248,7 +248,7 @@ function bind$cuptiGetNumMetrics(): typeof cuptiGetNumMetrics {
 }
 let cuptiGetResultString$: typeof cuptiGetResultString | undefined;
 /** API group `CUPTI_RESULT_API`. `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param result_ in `CUptiResult`.
+ * @param result_ in `CUptiResult`: one of the {@link T.CUptiResult} values.
  * @returns the value of `str`: out `const char **`.
  * @remarks Group `CUPTI_RESULT_API`. */
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
@@ -269,8 +269,8 @@ function bind$cuptiGetResultString(): typeof cuptiGetResultString {
 }
 let cuptiGetStreamId$: typeof cuptiGetStreamId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param stream in `CUstream`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param stream in `CUstream`: an opaque handle.
  * @returns the value of `streamId`: out `uint32_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream | null): number {
@@ -292,9 +292,9 @@ function bind$cuptiGetStreamId(): typeof cuptiGetStreamId {
 }
 let cuptiGetStreamIdEx$: typeof cuptiGetStreamIdEx | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param stream in `CUstream`.
- * @param perThreadStream in `uint8_t`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param stream in `CUstream`: an opaque handle.
+ * @param perThreadStream in `uint8_t`: an unsigned 8-bit integer.
  * @returns the value of `streamId`: out `uint32_t *`.
  * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstream | null, perThreadStream: number): number {

@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnDsytri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param ipiv in `const int *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
@@ -35,11 +35,11 @@ export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytri_bufferSize$: typeof cusolverDnDsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param ipiv in `const int *`: device memory.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
@@ -66,18 +66,18 @@ function bind$cusolverDnDsytri_bufferSize(): typeof cusolverDnDsytri_bufferSize 
 }
 let cusolverDnGeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeTau in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeTau in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param tau in/out `void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param pBuffer in/out `void *`: address or host buffer.
- * @param workspaceInBytes in `size_t`.
+ * @param workspaceInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -100,16 +100,16 @@ export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnGeqrf_bufferSize$: typeof cusolverDnGeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeTau in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeTau in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param tau in `const void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -145,26 +145,26 @@ function bind$cusolverDnGeqrf_bufferSize(): typeof cusolverDnGeqrf_bufferSize {
 }
 let cusolverDnGesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeS in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeS in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param S in/out `void *`: device memory.
- * @param dataTypeU in `cudaDataType`.
+ * @param dataTypeU in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param U in/out `void *`: device memory.
- * @param ldu in `int64_t`.
- * @param dataTypeVT in `cudaDataType`.
+ * @param ldu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeVT in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param VT in/out `void *`: device memory.
- * @param ldvt in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldvt in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param pBuffer in/out `void *`: address or host buffer.
- * @param workspaceInBytes in `size_t`.
+ * @param workspaceInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -195,24 +195,24 @@ export function cusolverDnGesvd(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnGesvd_bufferSize$: typeof cusolverDnGesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeS in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeS in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param S in `const void *`: device memory.
- * @param dataTypeU in `cudaDataType`.
+ * @param dataTypeU in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param U in `const void *`: device memory.
- * @param ldu in `int64_t`.
- * @param dataTypeVT in `cudaDataType`.
+ * @param ldu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeVT in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param VT in `const void *`: device memory.
- * @param ldvt in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldvt in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -256,7 +256,7 @@ function bind$cusolverDnGesvd_bufferSize(): typeof cusolverDnGesvd_bufferSize {
 }
 let cusolverDnGetDeterministicMode$: typeof cusolverDnGetDeterministicMode | undefined;
 /** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
  * @returns the value of `mode`: out `cusolverDeterministicMode_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t | null): T.cusolverDeterministicMode_t {
@@ -277,7 +277,7 @@ function bind$cusolverDnGetDeterministicMode(): typeof cusolverDnGetDeterministi
 }
 let cusolverDnGetStream$: typeof cusolverDnGetStream | undefined;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t | null): T.cudaStream_t {

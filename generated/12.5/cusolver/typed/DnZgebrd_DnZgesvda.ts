@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnZgebrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param D in/out `double *`: device memory.
  * @param E in/out `double *`: device memory.
  * @param TAUQ in/out `cuDoubleComplex *`: device memory.
@@ -41,9 +41,9 @@ export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZgebrd_bufferSize$: typeof cusolverDnZgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
@@ -66,11 +66,11 @@ function bind$cusolverDnZgebrd_bufferSize(): typeof cusolverDnZgebrd_bufferSize 
 }
 let cusolverDnZgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param TAU in/out `cuDoubleComplex *`: device memory.
  * @param Workspace in/out `cuDoubleComplex *`: device memory, `Lwork` elements of `cuDoubleComplex`.
  * @param Lwork in `int`: count of `Workspace` in elements of `cuDoubleComplex`.
@@ -91,11 +91,11 @@ export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZgeqrf_bufferSize$: typeof cusolverDnZgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
@@ -120,18 +120,18 @@ function bind$cusolverDnZgeqrf_bufferSize(): typeof cusolverDnZgeqrf_bufferSize 
 }
 let cusolverDnZgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in/out `double *`: device memory.
  * @param U in/out `cuDoubleComplex *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param VT in/out `cuDoubleComplex *`: device memory.
- * @param ldvt in `int`.
+ * @param ldvt in `int`: a signed 32-bit integer.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
  * @param rwork in/out `double *`: address or host buffer.
@@ -159,9 +159,9 @@ export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnZgesvd_bufferSize$: typeof cusolverDnZgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
@@ -184,27 +184,27 @@ function bind$cusolverDnZgesvd_bufferSize(): typeof cusolverDnZgesvd_bufferSize 
 }
 let cusolverDnZgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param rank in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param rank in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param d_A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_S in/out `double *`: device memory.
- * @param strideS in `long long`.
+ * @param strideS in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_U in/out `cuDoubleComplex *`: device memory.
- * @param ldu in `int`.
- * @param strideU in `long long`.
+ * @param ldu in `int`: a signed 32-bit integer.
+ * @param strideU in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_V in/out `cuDoubleComplex *`: device memory.
- * @param ldv in `int`.
- * @param strideV in `long long`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param strideV in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_work in/out `cuDoubleComplex *`: address or host buffer.
- * @param lwork in `int`.
+ * @param lwork in `int`: a signed 32-bit integer.
  * @param d_info out `int *`: device memory.
  * @param h_R_nrmF in/out `double *`: address or host buffer.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
@@ -233,23 +233,23 @@ export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnZgesvdaStridedBatched_bufferSize$: typeof cusolverDnZgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param rank in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param rank in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param d_A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_S in `const double *`: device memory.
- * @param strideS in `long long`.
+ * @param strideS in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_U in `const cuDoubleComplex *`: device memory.
- * @param ldu in `int`.
- * @param strideU in `long long`.
+ * @param ldu in `int`: a signed 32-bit integer.
+ * @param strideU in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_V in `const cuDoubleComplex *`: device memory.
- * @param ldv in `int`.
- * @param strideV in `long long`.
- * @param batchSize in `int`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param strideV in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {

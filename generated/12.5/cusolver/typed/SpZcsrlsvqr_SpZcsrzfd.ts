@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpZcsrlsvqr$: typeof cusolverSpZcsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const cuDoubleComplex *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
  * @param b in `const cuDoubleComplex *`: device memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
@@ -51,16 +51,16 @@ function bind$cusolverSpZcsrlsvqr(): typeof cusolverSpZcsrlsvqr {
 }
 let cusolverSpZcsrlsvqrHost$: typeof cusolverSpZcsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuDoubleComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const cuDoubleComplex *`: host memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuDoubleComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
@@ -92,16 +92,16 @@ function bind$cusolverSpZcsrlsvqrHost(): typeof cusolverSpZcsrlsvqrHost {
 }
 let cusolverSpZcsrqrBufferInfoBatched$: typeof cusolverSpZcsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const cuDoubleComplex *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
- * @param batchSize in `int`.
- * @param info in `csrqrInfo_t`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
@@ -132,18 +132,18 @@ function bind$cusolverSpZcsrqrBufferInfoBatched(): typeof cusolverSpZcsrqrBuffer
 }
 let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuDoubleComplex *`: device memory.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
  * @param b in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param batchSize in `int`.
- * @param info in `csrqrInfo_t`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @param pBuffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
@@ -165,10 +165,10 @@ export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpZcsrzfdHost$: typeof cusolverSpZcsrzfdHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuDoubleComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.

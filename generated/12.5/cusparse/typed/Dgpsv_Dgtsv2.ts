@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseDgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in/out `double *`: device memory.
  * @param dl in/out `double *`: device memory.
  * @param d in/out `double *`: device memory.
  * @param du in/out `double *`: device memory.
  * @param dw in/out `double *`: device memory.
  * @param x in/out `double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -39,16 +39,16 @@ export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseDgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in `const double *`: device memory.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param dw in `const double *`: device memory.
  * @param x in `const double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
@@ -83,14 +83,14 @@ function bind$cusparseDgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgps
 }
 let cusparseDgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param B in/out `double *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
@@ -108,14 +108,14 @@ export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
 }
 let cusparseDgtsv2StridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param x in/out `double *`: device memory.
- * @param batchCount in `int`.
- * @param batchStride in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
@@ -133,14 +133,14 @@ export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseDgtsv2StridedBatch_bufferSizeExt$: typeof cusparseDgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param x in `const double *`: device memory.
- * @param batchCount in `int`.
- * @param batchStride in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
@@ -173,14 +173,14 @@ function bind$cusparseDgtsv2StridedBatch_bufferSizeExt(): typeof cusparseDgtsv2S
 }
 let cusparseDgtsv2_bufferSizeExt$: typeof cusparseDgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param B in `const double *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
@@ -213,14 +213,14 @@ function bind$cusparseDgtsv2_bufferSizeExt(): typeof cusparseDgtsv2_bufferSizeEx
 }
 let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param B in/out `double *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
@@ -238,14 +238,14 @@ export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseDgtsv2_nopivot_bufferSizeExt$: typeof cusparseDgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param B in `const double *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
@@ -278,14 +278,14 @@ function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopi
 }
 let cusparseDgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in/out `double *`: device memory.
  * @param d in/out `double *`: device memory.
  * @param du in/out `double *`: device memory.
  * @param x in/out `double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -303,14 +303,14 @@ export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseDgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const double *`: device memory.
  * @param d in `const double *`: device memory.
  * @param du in `const double *`: device memory.
  * @param x in `const double *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {

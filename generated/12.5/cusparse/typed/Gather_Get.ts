@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseGather$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param vecY in `cusparseConstDnVecDescr_t`.
- * @param vecX in `cusparseSpVecDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param vecY in `cusparseConstDnVecDescr_t`: an opaque handle, such as `cusparseCreateConstDnVec` returns.
+ * @param vecX in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cusparseConstDnVecDescr_t | null, vecX: T.cusparseSpVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
@@ -23,7 +23,7 @@ export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cuspar
 }
 let cusparseGetErrorName$c: NativeFunction | undefined;
 /** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 12.5
- * @param status_ in `cusparseStatus_t`.
+ * @param status_ in `cusparseStatus_t`: one of the {@link T.cusparseStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null {
@@ -33,7 +33,7 @@ export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null
 }
 let cusparseGetErrorString$c: NativeFunction | undefined;
 /** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 12.5
- * @param status_ in `cusparseStatus_t`.
+ * @param status_ in `cusparseStatus_t`: one of the {@link T.cusparseStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | null {
@@ -43,7 +43,7 @@ export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | nu
 }
 let cusparseGetMatDiagType$c: NativeFunction | undefined;
 /** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseDiagType_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.cusparseDiagType_t {
@@ -53,7 +53,7 @@ export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.c
 }
 let cusparseGetMatFillMode$c: NativeFunction | undefined;
 /** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseFillMode_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.cusparseFillMode_t {
@@ -63,7 +63,7 @@ export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.c
 }
 let cusparseGetMatIndexBase$c: NativeFunction | undefined;
 /** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseIndexBase_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.cusparseIndexBase_t {
@@ -73,7 +73,7 @@ export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.
 }
 let cusparseGetMatType$c: NativeFunction | undefined;
 /** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @returns `cusparseMatrixType_t`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cusparseMatrixType_t {
@@ -83,7 +83,7 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cuspa
 }
 let cusparseGetPointerMode$: typeof cusparseGetPointerMode | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @returns the value of `mode`: out `cusparsePointerMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
@@ -104,7 +104,7 @@ function bind$cusparseGetPointerMode(): typeof cusparseGetPointerMode {
 }
 let cusparseGetProperty$: typeof cusparseGetProperty | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
@@ -125,7 +125,7 @@ function bind$cusparseGetProperty(): typeof cusparseGetProperty {
 }
 let cusparseGetStream$: typeof cusparseGetStream | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
@@ -151,7 +151,7 @@ function bind$cusparseGetStream(): typeof cusparseGetStream {
 }
 let cusparseGetVersion$: typeof cusparseGetVersion | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @returns the value of `version`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {

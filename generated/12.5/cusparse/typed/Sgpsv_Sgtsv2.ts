@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseSgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in/out `float *`: device memory.
  * @param dl in/out `float *`: device memory.
  * @param d in/out `float *`: device memory.
  * @param du in/out `float *`: device memory.
  * @param dw in/out `float *`: device memory.
  * @param x in/out `float *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -39,16 +39,16 @@ export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseSgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param ds in `const float *`: device memory.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param dw in `const float *`: device memory.
  * @param x in `const float *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
@@ -83,14 +83,14 @@ function bind$cusparseSgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgps
 }
 let cusparseSgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in/out `float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
@@ -108,14 +108,14 @@ export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
 }
 let cusparseSgtsv2StridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
- * @param batchCount in `int`.
- * @param batchStride in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
@@ -133,14 +133,14 @@ export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseSgtsv2StridedBatch_bufferSizeExt$: typeof cusparseSgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param x in `const float *`: device memory.
- * @param batchCount in `int`.
- * @param batchStride in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
@@ -173,14 +173,14 @@ function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2S
 }
 let cusparseSgtsv2_bufferSizeExt$: typeof cusparseSgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
@@ -213,14 +213,14 @@ function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeEx
 }
 let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in/out `float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
@@ -238,14 +238,14 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseSgtsv2_nopivot_bufferSizeExt$: typeof cusparseSgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
@@ -278,14 +278,14 @@ function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopi
 }
 let cusparseSgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in/out `float *`: device memory.
  * @param d in/out `float *`: device memory.
  * @param du in/out `float *`: device memory.
  * @param x in/out `float *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
@@ -303,14 +303,14 @@ export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseSgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param algo in `int`.
- * @param m in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param algo in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param dl in `const float *`: device memory.
  * @param d in `const float *`: device memory.
  * @param du in `const float *`: device memory.
  * @param x in `const float *`: device memory.
- * @param batchCount in `int`.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {

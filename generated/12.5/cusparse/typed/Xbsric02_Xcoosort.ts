@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseXbsric02_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param info in `bsric02Info_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @param position in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -24,8 +24,8 @@ export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t | null, in
 }
 let cusparseXbsrilu02_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param info in `bsrilu02Info_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
  * @param position in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -38,8 +38,8 @@ export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, i
 }
 let cusparseXbsrsm2_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param info in `bsrsm2Info_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param info in `bsrsm2Info_t`: an opaque handle, such as `cusparseCreateBsrsm2Info` returns.
  * @param position in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -52,8 +52,8 @@ export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, inf
 }
 let cusparseXbsrsv2_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param info in `bsrsv2Info_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param info in `bsrsv2Info_t`: an opaque handle, such as `cusparseCreateBsrsv2Info` returns.
  * @param position in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -66,12 +66,12 @@ export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, inf
 }
 let cusparseXcoo2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @param cooRowInd in `const int *`: device memory.
- * @param nnz in `int`.
- * @param m in `int`.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
  * @param csrSortedRowPtr in/out `int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T.DeviceMemory | null, nnz: number, m: number, csrSortedRowPtr: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoo2csr', 'handle', handle, true) as typeof handle;
@@ -85,10 +85,10 @@ export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T
 }
 let cusparseXcoosortByColumn$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param cooRowsA in/out `int *`: address or host buffer.
  * @param cooColsA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
@@ -108,10 +108,10 @@ export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t | null, m: n
 }
 let cusparseXcoosortByRow$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param cooRowsA in/out `int *`: address or host buffer.
  * @param cooColsA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
@@ -131,10 +131,10 @@ export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: numb
 }
 let cusparseXcoosort_bufferSizeExt$: typeof cusparseXcoosort_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param cooRowsA in `const int *`: address or host buffer.
  * @param cooColsA in `const int *`: address or host buffer.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuCoredumpGetAttribute$: typeof cuCoredumpGetAttribute | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -40,7 +40,7 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
 }
 let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -70,7 +70,7 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
 }
 let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -100,7 +100,7 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
 }
 let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -130,7 +130,7 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
 }
 let cuCtxAttach$: typeof cuCtxAttach | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -157,8 +157,8 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
 /** API group `CUDA_CTX`; wrapped by `Context.create` (objects layer). `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
@@ -187,8 +187,8 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
 let cuCtxCreate_v3$: typeof cuCtxCreate_v3 | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUexecAffinityParam_st`; its length is passed as `numParams`.
- * @param flags in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
@@ -217,8 +217,8 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
 }
 let cuCtxCreate_v4$: typeof cuCtxCreate_v4 | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns `{ pctx, ctxCreateParams }`: `pctx`: out `CUcontext *`; `ctxCreateParams`: out `CUctxCreateParams_st`.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v4(flags: number, dev: number): { pctx: T.CUcontext; ctxCreateParams: T.CUctxCreateParams_st } {
@@ -241,7 +241,7 @@ function bind$cuCtxCreate_v4(): typeof cuCtxCreate_v4 {
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
@@ -251,7 +251,7 @@ export function cuCtxDestroy(ctx: T.CUcontext | null): void {
 }
 let cuCtxDetach$c: NativeFunction | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
@@ -261,7 +261,7 @@ export function cuCtxDetach(ctx: T.CUcontext | null): void {
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerContext in `CUcontext`.
+ * @param peerContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
@@ -270,8 +270,8 @@ export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerContext in `CUcontext`.
- * @param Flags in `unsigned int`.
+ * @param peerContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
@@ -281,7 +281,7 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
 }
 let cuCtxFromGreenCtx$: typeof cuCtxFromGreenCtx | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUgreenCtx`.
+ * @param hCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
  * @returns the value of `pContext`: out `CUcontext *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
@@ -307,7 +307,7 @@ function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `version`: out `unsigned int *`.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
@@ -371,8 +371,8 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUcontext`.
- * @param type in `CUdevResourceType`.
+ * @param hCtx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param type in `CUdevResourceType`: one of the {@link T.CUdevResourceType} values.
  * @returns the value of `resource`: out `CUdevResource_st`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResourceType): T.CUdevResource_st {
@@ -404,7 +404,7 @@ function bind$cuCtxGetDevice(): typeof cuCtxGetDevice {
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`; wrapped by `Context.executionAffinity` (objects layer). `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `CUexecAffinityType`.
+ * @param type in `CUexecAffinityType`: one of the {@link T.CUexecAffinityType} values.
  * @returns the value of `pExecAffinity`: out `CUexecAffinityParam_st`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#executionAffinity | Context.executionAffinity} (objects layer) */
@@ -436,7 +436,7 @@ function bind$cuCtxGetFlags(): typeof cuCtxGetFlags {
 }
 let cuCtxGetId$: typeof cuCtxGetId | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `ctxId`: out `unsigned long long *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
@@ -457,7 +457,7 @@ function bind$cuCtxGetId(): typeof cuCtxGetId {
 }
 let cuCtxGetLimit$: typeof cuCtxGetLimit | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `CUlimit`.
+ * @param limit in `CUlimit`: one of the {@link T.CUlimit} values.
  * @returns the value of `pvalue`: out `size_t *`.
  * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
@@ -548,7 +548,7 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
@@ -557,8 +557,8 @@ export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
 }
 let cuCtxRecordEvent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUcontext`.
- * @param hEvent in `CUevent`.
+ * @param hCtx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
@@ -575,7 +575,7 @@ export function cuCtxResetPersistingL2Cache(): void {
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `CUfunc_cache`.
+ * @param config in `CUfunc_cache`: one of the {@link T.CUfunc_cache} values.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
@@ -584,7 +584,7 @@ export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
@@ -593,7 +593,7 @@ export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
 }
 let cuCtxSetFlags$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxSetFlags', 'flags', 'u32', flags);
@@ -602,8 +602,8 @@ export function cuCtxSetFlags(flags: number): void {
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `CUlimit`.
- * @param value in `size_t`.
+ * @param limit in `CUlimit`: one of the {@link T.CUlimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
@@ -613,7 +613,7 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `CUsharedconfig`.
+ * @param config in `CUsharedconfig`: one of the {@link T.CUsharedconfig} values.
  * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
@@ -632,8 +632,8 @@ export function cuCtxSynchronize(): void {
 }
 let cuCtxWaitEvent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUcontext`.
- * @param hEvent in `CUevent`.
+ * @param hCtx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxWaitEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;

@@ -29,7 +29,7 @@ function bind$cuDriverGetVersion(): typeof cuDriverGetVersion {
 }
 let cuEventCreate$: typeof cuEventCreate | undefined;
 /** API group `CUDA_EVENT`; wrapped by `Event.create` (objects layer). `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param Flags in `unsigned int`.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `phEvent`: out `CUevent *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event.create | Event.create} (objects layer) */
@@ -56,7 +56,7 @@ function bind$cuEventCreate(): typeof cuEventCreate {
 }
 let cuEventDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_EVENT`. `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hEvent in `CUevent`.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventDestroy(hEvent: T.CUevent | null): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventDestroy', 'hEvent', hEvent, true) as typeof hEvent;
@@ -65,8 +65,8 @@ export function cuEventDestroy(hEvent: T.CUevent | null): void {
 }
 let cuEventElapsedTime$: typeof cuEventElapsedTime | undefined;
 /** API group `CUDA_EVENT`; wrapped by `Event.elapsedSince` (objects layer). `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStart in `CUevent`.
- * @param hEnd in `CUevent`.
+ * @param hStart in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
+ * @param hEnd in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `pMilliseconds`: out `float *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#elapsedSince | Event.elapsedSince} (objects layer) */
@@ -89,7 +89,7 @@ function bind$cuEventElapsedTime(): typeof cuEventElapsedTime {
 }
 let cuEventQuery$c: NativeFunction | undefined;
 /** API group `CUDA_EVENT`; wrapped by `Event.query` (objects layer). `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
- * @param hEvent in `CUevent`.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#query | Event.query} (objects layer) */
 export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
@@ -100,8 +100,8 @@ export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
 }
 let cuEventRecord$c: NativeFunction | undefined;
 /** API group `CUDA_EVENT`; wrapped by `Event.record` (objects layer). `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hEvent in `CUevent`.
- * @param hStream in `CUstream`.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#record | Event.record} (objects layer) */
 export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | null): void {
@@ -112,9 +112,9 @@ export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | nu
 }
 let cuEventRecordWithFlags$c: NativeFunction | undefined;
 /** API group `CUDA_EVENT`. `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hEvent in `CUevent`.
- * @param hStream in `CUstream`.
- * @param flags in `unsigned int`.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUstream | null, flags: number): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
@@ -125,7 +125,7 @@ export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUst
 }
 let cuEventSynchronize$c: NativeFunction | undefined;
 /** API group `CUDA_EVENT`; wrapped by `Event.synchronize` (objects layer). `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hEvent in `CUevent`.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#synchronize | Event.synchronize} (objects layer) */
 export function cuEventSynchronize(hEvent: T.CUevent | null): void {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuExternalMemoryGetMappedBuffer$: typeof cuExternalMemoryGetMappedBuffer | undefined;
 /** API group `CUDA_EXTRES_INTEROP`. `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `CUexternalMemory`.
+ * @param extMem in `CUexternalMemory`: an opaque handle, such as `cuImportExternalMemory` returns.
  * @param bufferDesc in `const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *`: a `CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` object or its bytes.
  * @returns the value of `devPtr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
@@ -38,7 +38,7 @@ function bind$cuExternalMemoryGetMappedBuffer(): typeof cuExternalMemoryGetMappe
 }
 let cuExternalMemoryGetMappedMipmappedArray$: typeof cuExternalMemoryGetMappedMipmappedArray | undefined;
 /** API group `CUDA_EXTRES_INTEROP`. `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `CUexternalMemory`.
+ * @param extMem in `CUexternalMemory`: an opaque handle, such as `cuImportExternalMemory` returns.
  * @param mipmapDesc in `const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *`: a `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` object or its bytes.
  * @returns the value of `mipmap`: out `CUmipmappedArray *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
@@ -66,8 +66,8 @@ function bind$cuExternalMemoryGetMappedMipmappedArray(): typeof cuExternalMemory
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param target in `CUflushGPUDirectRDMAWritesTarget`.
- * @param scope in `CUflushGPUDirectRDMAWritesScope`.
+ * @param target in `CUflushGPUDirectRDMAWritesTarget`: one of the {@link T.CUflushGPUDirectRDMAWritesTarget} values.
+ * @param scope in `CUflushGPUDirectRDMAWritesScope`: one of the {@link T.CUflushGPUDirectRDMAWritesScope} values.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cuFlushGPUDirectRDMAWrites', 'target', 'i32', target);
@@ -77,8 +77,8 @@ export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesT
 }
 let cuFuncGetAttribute$: typeof cuFuncGetAttribute | undefined;
 /** API group `CUDA_EXEC`; wrapped by `Kernel.attribute` (objects layer). `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUfunction_attribute`.
- * @param hfunc in `CUfunction`.
+ * @param attrib in `CUfunction_attribute`: one of the {@link T.CUfunction_attribute} values.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @returns the value of `pi`: out `int *`.
  * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#attribute | Kernel.attribute} (objects layer) */
@@ -101,7 +101,7 @@ function bind$cuFuncGetAttribute(): typeof cuFuncGetAttribute {
 }
 let cuFuncGetModule$: typeof cuFuncGetModule | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @returns the value of `hmod`: out `CUmodule *`.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
@@ -127,7 +127,7 @@ function bind$cuFuncGetModule(): typeof cuFuncGetModule {
 }
 let cuFuncGetName$: typeof cuFuncGetName | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @returns the value of `name`: out `const char **`.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetName(hfunc: T.CUfunction | null): string | null {
@@ -148,8 +148,8 @@ function bind$cuFuncGetName(): typeof cuFuncGetName {
 }
 let cuFuncGetParamInfo$: typeof cuFuncGetParamInfo | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param paramIndex in `size_t`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param paramIndex in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetParamInfo(func: T.CUfunction | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
@@ -172,7 +172,7 @@ function bind$cuFuncGetParamInfo(): typeof cuFuncGetParamInfo {
 }
 let cuFuncIsLoaded$: typeof cuFuncIsLoaded | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param function_ in `CUfunction`.
+ * @param function_ in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @returns the value of `state`: out `CUfunctionLoadingState *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncIsLoaded(function_: T.CUfunction | null): T.CUfunctionLoadingState {
@@ -193,7 +193,7 @@ function bind$cuFuncIsLoaded(): typeof cuFuncIsLoaded {
 }
 let cuFuncLoad$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param function_ in `CUfunction`.
+ * @param function_ in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncLoad(function_: T.CUfunction | null): void {
   if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || Math.floor(function_) !== function_) function_ = addressArg('cuFuncLoad', 'function', function_, true) as typeof function_;
@@ -202,9 +202,9 @@ export function cuFuncLoad(function_: T.CUfunction | null): void {
 }
 let cuFuncSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`; wrapped by `Kernel.setAttribute` (objects layer). `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param attrib in `CUfunction_attribute`.
- * @param value in `int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param attrib in `CUfunction_attribute`: one of the {@link T.CUfunction_attribute} values.
+ * @param value in `int`: a signed 32-bit integer.
  * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#setAttribute | Kernel.setAttribute} (objects layer) */
 export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunction_attribute, value: number): void {
@@ -216,10 +216,10 @@ export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunct
 }
 let cuFuncSetBlockShape$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param x in `int`.
- * @param y in `int`.
- * @param z in `int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param x in `int`: a signed 32-bit integer.
+ * @param y in `int`: a signed 32-bit integer.
+ * @param z in `int`: a signed 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: number, z: number): void {
@@ -232,8 +232,8 @@ export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: nu
 }
 let cuFuncSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param config in `CUfunc_cache`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param config in `CUfunc_cache`: one of the {@link T.CUfunc_cache} values.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfunc_cache): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
@@ -243,8 +243,8 @@ export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfun
 }
 let cuFuncSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param config in `CUsharedconfig`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param config in `CUsharedconfig`: one of the {@link T.CUsharedconfig} values.
  * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.CUsharedconfig): void {
@@ -255,8 +255,8 @@ export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.C
 }
 let cuFuncSetSharedSize$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param bytes in `unsigned int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param bytes in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction | null, bytes: number): void {

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphReleaseUserObject$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `CUgraph`.
- * @param object in `CUuserObject`.
- * @param count in `unsigned int`.
+ * @param graph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
+ * @param object in `CUuserObject`: an opaque handle, such as `cuUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
@@ -23,10 +23,10 @@ export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUus
 }
 let cuGraphRemoveDependencies$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param from in array of `CUgraphNode`.
  * @param to in array of `CUgraphNode`.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphRemoveDependencies', 'hGraph', hGraph, true) as typeof hGraph;
@@ -38,11 +38,11 @@ export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readon
 }
 let cuGraphRemoveDependencies_v2$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param from in array of `CUgraphNode`.
  * @param to in array of `CUgraphNode`.
  * @param edgeData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphRemoveDependencies_v2', 'hGraph', hGraph, true) as typeof hGraph;
@@ -55,10 +55,10 @@ export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph | null, from: rea
 }
 let cuGraphRetainUserObject$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `CUgraph`.
- * @param object in `CUuserObject`.
- * @param count in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param graph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
+ * @param object in `CUuserObject`: an opaque handle, such as `cuUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
@@ -70,8 +70,8 @@ export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuse
 }
 let cuGraphUpload$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `GraphExec.upload` (objects layer). `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hStream in `CUstream`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#upload | GraphExec.upload} (objects layer) */
 export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
@@ -83,7 +83,7 @@ export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstr
 let cuGraphicsMapResources$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `CUgraphicsResource`; its length is passed as `count`.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsMapResources', 'resources', 'address', resources, false);
@@ -94,7 +94,7 @@ export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource
 }
 let cuGraphicsResourceGetMappedMipmappedArray$: typeof cuGraphicsResourceGetMappedMipmappedArray | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `CUgraphicsResource`.
+ * @param resource in `CUgraphicsResource`: an opaque handle.
  * @returns the value of `pMipmappedArray`: out `CUmipmappedArray *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource | null): T.CUmipmappedArray {
@@ -120,7 +120,7 @@ function bind$cuGraphicsResourceGetMappedMipmappedArray(): typeof cuGraphicsReso
 }
 let cuGraphicsResourceGetMappedPointer$: typeof cuGraphicsResourceGetMappedPointer | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `CUgraphicsResource`.
+ * @param resource in `CUgraphicsResource`: an opaque handle.
  * @returns `{ pDevPtr, pSize }`: `pDevPtr`: out `CUdeviceptr *`; `pSize`: out `size_t *`.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource | null): { pDevPtr: T.CUdeviceptr; pSize: number } {
@@ -142,8 +142,8 @@ function bind$cuGraphicsResourceGetMappedPointer(): typeof cuGraphicsResourceGet
 }
 let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `CUgraphicsResource`.
- * @param flags in `unsigned int`.
+ * @param resource in `CUgraphicsResource`: an opaque handle.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
@@ -153,9 +153,9 @@ export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | n
 }
 let cuGraphicsSubResourceGetMappedArray$: typeof cuGraphicsSubResourceGetMappedArray | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `CUgraphicsResource`.
- * @param arrayIndex in `unsigned int`.
- * @param mipLevel in `unsigned int`.
+ * @param resource in `CUgraphicsResource`: an opaque handle.
+ * @param arrayIndex in `unsigned int`: an unsigned 32-bit integer.
+ * @param mipLevel in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pArray`: out `CUarray *`.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource | null, arrayIndex: number, mipLevel: number): T.CUarray {
@@ -184,7 +184,7 @@ function bind$cuGraphicsSubResourceGetMappedArray(): typeof cuGraphicsSubResourc
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `CUgraphicsResource`; its length is passed as `count`.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsUnmapResources', 'resources', 'address', resources, false);
@@ -195,7 +195,7 @@ export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResour
 }
 let cuGraphicsUnregisterResource$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `CUgraphicsResource`.
+ * @param resource in `CUgraphicsResource`: an opaque handle.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource | null): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuLaunch$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param f in `CUfunction`.
+ * @param f in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunch(f: T.CUfunction | null): void {
@@ -20,15 +20,15 @@ export function cuLaunch(f: T.CUfunction | null): void {
 }
 let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param f in `CUfunction`.
- * @param gridDimX in `unsigned int`.
- * @param gridDimY in `unsigned int`.
- * @param gridDimZ in `unsigned int`.
- * @param blockDimX in `unsigned int`.
- * @param blockDimY in `unsigned int`.
- * @param blockDimZ in `unsigned int`.
- * @param sharedMemBytes in `unsigned int`.
- * @param hStream in `CUstream`.
+ * @param f in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param gridDimX in `unsigned int`: an unsigned 32-bit integer.
+ * @param gridDimY in `unsigned int`: an unsigned 32-bit integer.
+ * @param gridDimZ in `unsigned int`: an unsigned 32-bit integer.
+ * @param blockDimX in `unsigned int`: an unsigned 32-bit integer.
+ * @param blockDimY in `unsigned int`: an unsigned 32-bit integer.
+ * @param blockDimZ in `unsigned int`: an unsigned 32-bit integer.
+ * @param sharedMemBytes in `unsigned int`: an unsigned 32-bit integer.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param kernelParams in/out `void **`: address or host buffer, or null.
  * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer): void {
@@ -48,7 +48,7 @@ export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: numb
 let cuLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param launchParamsList in array of `struct CUDA_LAUNCH_PARAMS_st`; its length is passed as `numDevices`.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly (T.CUDA_LAUNCH_PARAMS_st)[] | Uint8Array, flags: number): void {
@@ -60,9 +60,9 @@ export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly 
 }
 let cuLaunchGrid$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param f in `CUfunction`.
- * @param grid_width in `int`.
- * @param grid_height in `int`.
+ * @param f in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param grid_width in `int`: a signed 32-bit integer.
+ * @param grid_height in `int`: a signed 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_height: number): void {
@@ -74,10 +74,10 @@ export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_he
 }
 let cuLaunchGridAsync$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param f in `CUfunction`.
- * @param grid_width in `int`.
- * @param grid_height in `int`.
- * @param hStream in `CUstream`.
+ * @param f in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param grid_width in `int`: a signed 32-bit integer.
+ * @param grid_height in `int`: a signed 32-bit integer.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, grid_height: number, hStream: T.CUstream | null): void {
@@ -90,7 +90,7 @@ export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, gr
 }
 let cuLaunchHostFunc$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`; wrapped by `Stream.launchHostFunc` (objects layer). `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param fn in C callback `CUhostFn`.
  * @param userData in/out `void *`: address or host buffer.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html).
@@ -109,15 +109,15 @@ export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsC
 }
 let cuLaunchKernel$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`. `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param f in `CUfunction`.
- * @param gridDimX in `unsigned int`.
- * @param gridDimY in `unsigned int`.
- * @param gridDimZ in `unsigned int`.
- * @param blockDimX in `unsigned int`.
- * @param blockDimY in `unsigned int`.
- * @param blockDimZ in `unsigned int`.
- * @param sharedMemBytes in `unsigned int`.
- * @param hStream in `CUstream`.
+ * @param f in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param gridDimX in `unsigned int`: an unsigned 32-bit integer.
+ * @param gridDimY in `unsigned int`: an unsigned 32-bit integer.
+ * @param gridDimZ in `unsigned int`: an unsigned 32-bit integer.
+ * @param blockDimX in `unsigned int`: an unsigned 32-bit integer.
+ * @param blockDimY in `unsigned int`: an unsigned 32-bit integer.
+ * @param blockDimZ in `unsigned int`: an unsigned 32-bit integer.
+ * @param sharedMemBytes in `unsigned int`: an unsigned 32-bit integer.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param kernelParams in/out `void **`: address or host buffer, or null.
  * @param extra in/out `void **`: address or host buffer, or null.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html). */
@@ -139,7 +139,7 @@ export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDim
 let cuLaunchKernelEx$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC`; wrapped by `launch` (objects layer). `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
- * @param f in `CUfunction`.
+ * @param f in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @param kernelParams in/out `void **`: address or host buffer, or null.
  * @param extra in/out `void **`: address or host buffer, or null.
  * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC.html).

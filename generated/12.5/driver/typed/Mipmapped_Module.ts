@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuMipmappedArrayCreate$: typeof cuMipmappedArrayCreate | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pMipmappedArrayDesc in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
- * @param numMipmapLevels in `unsigned int`.
+ * @param numMipmapLevels in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pHandle`: out `CUmipmappedArray *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
@@ -38,7 +38,7 @@ function bind$cuMipmappedArrayCreate(): typeof cuMipmappedArrayCreate {
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hMipmappedArray in `CUmipmappedArray`.
+ * @param hMipmappedArray in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | null): void {
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || Math.floor(hMipmappedArray) !== hMipmappedArray) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
@@ -47,8 +47,8 @@ export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | nu
 }
 let cuMipmappedArrayGetLevel$: typeof cuMipmappedArrayGetLevel | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hMipmappedArray in `CUmipmappedArray`.
- * @param level in `unsigned int`.
+ * @param hMipmappedArray in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
+ * @param level in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pLevelArray`: out `CUarray *`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
@@ -75,8 +75,8 @@ function bind$cuMipmappedArrayGetLevel(): typeof cuMipmappedArrayGetLevel {
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmap in `CUmipmappedArray`.
- * @param device in `CUdevice`.
+ * @param mipmap in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
  * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
@@ -89,7 +89,7 @@ export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray
 }
 let cuMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmap in `CUmipmappedArray`.
+ * @param mipmap in `CUmipmappedArray`: an opaque handle, such as `cuMipmappedArrayCreate` returns.
  * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
@@ -102,7 +102,7 @@ export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray |
 let cuModuleEnumerateFunctions$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param numFunctions in `unsigned int`: length of `functions`.
- * @param mod in `CUmodule`.
+ * @param mod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @returns the value of `functions`: out array of `CUfunction`, `numFunctions` long.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule | null): T.CUfunction[] {
@@ -115,7 +115,7 @@ export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule
 }
 let cuModuleGetFunction$: typeof cuModuleGetFunction | undefined;
 /** API group `CUDA_MODULE`; wrapped by `Module.kernel` (objects layer). `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns the value of `hfunc`: out `CUfunction *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html).
@@ -144,7 +144,7 @@ function bind$cuModuleGetFunction(): typeof cuModuleGetFunction {
 }
 let cuModuleGetFunctionCount$: typeof cuModuleGetFunctionCount | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mod in `CUmodule`.
+ * @param mod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
@@ -165,7 +165,7 @@ function bind$cuModuleGetFunctionCount(): typeof cuModuleGetFunctionCount {
 }
 let cuModuleGetGlobal$: typeof cuModuleGetGlobal | undefined;
 /** API group `CUDA_MODULE`; wrapped by `Module.global` (objects layer). `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html).
@@ -209,7 +209,7 @@ function bind$cuModuleGetLoadingMode(): typeof cuModuleGetLoadingMode {
 }
 let cuModuleGetSurfRef$: typeof cuModuleGetSurfRef | undefined;
 /** API group `CUDA_MODULE_DEPRECATED`. `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns the value of `pSurfRef`: out `CUsurfref *`.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
@@ -238,7 +238,7 @@ function bind$cuModuleGetSurfRef(): typeof cuModuleGetSurfRef {
 }
 let cuModuleGetTexRef$: typeof cuModuleGetTexRef | undefined;
 /** API group `CUDA_MODULE_DEPRECATED`. `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @param name in string (`const char *`).
  * @returns the value of `pTexRef`: out `CUtexref *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
@@ -377,7 +377,7 @@ function bind$cuModuleLoadFatBinary(): typeof cuModuleLoadFatBinary {
 }
 let cuModuleUnload$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hmod in `CUmodule`.
+ * @param hmod in `CUmodule`: an opaque handle, such as `cuFuncGetModule` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleUnload(hmod: T.CUmodule | null): void {
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuParamSetSize$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param numbytes in `unsigned int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param numbytes in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
@@ -22,9 +22,9 @@ export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): vo
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param texunit in `int`.
- * @param hTexRef in `CUtexref`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param texunit in `int`: a signed 32-bit integer.
+ * @param hTexRef in `CUtexref`: an opaque handle, such as `cuTexRefCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
@@ -36,9 +36,9 @@ export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hT
 }
 let cuParamSetf$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param offset in `int`.
- * @param value in `float`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param offset in `int`: a signed 32-bit integer.
+ * @param value in `float`: a number (stored as a 32-bit float).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
@@ -50,9 +50,9 @@ export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: n
 }
 let cuParamSeti$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param offset in `int`.
- * @param value in `unsigned int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param offset in `int`: a signed 32-bit integer.
+ * @param value in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
@@ -64,10 +64,10 @@ export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: n
 }
 let cuParamSetv$c: NativeFunction | undefined;
 /** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUfunction`.
- * @param offset in `int`.
+ * @param hfunc in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param offset in `int`: a signed 32-bit integer.
  * @param ptr in/out `void *`: address or host buffer.
- * @param numbytes in `unsigned int`.
+ * @param numbytes in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
@@ -81,7 +81,7 @@ export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.P
 let cuPointerGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attribute in `CUpointer_attribute`: the attribute that types `data`.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @returns the value of `data`: out value typed by `attribute`: its type follows the attribute.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
@@ -96,7 +96,7 @@ export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.C
 let cuPointerGetAttributes$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attributes in array of `CUpointer_attribute`; its length is passed as `numAttributes`.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @returns the value of `data`: out value typed by `attributes`: its type follows the attribute.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribute)[] | Int32Array, ptr: T.CUdeviceptr): (T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool)[] {
@@ -115,7 +115,7 @@ let cuPointerSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param value in value typed by `attribute`: its type follows the attribute.
  * @param attribute in `CUpointer_attribute`: the attribute that types `value`.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerSetAttribute(value: T.CUcontext | number | T.DeviceMemory | number | bigint | never | boolean | T.Int64 | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
   const value$ = attrEncode(attribute as number, value);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetAdaptiveClockInfoStatus$: typeof nvmlDeviceGetAdaptiveClockInfoStatus | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `adaptiveClockStatus`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
@@ -31,8 +31,8 @@ function bind$nvmlDeviceGetAdaptiveClockInfoStatus(): typeof nvmlDeviceGetAdapti
 }
 let nvmlDeviceGetApplicationsClock$: typeof nvmlDeviceGetApplicationsClock | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param clockType in `nvmlClockType_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param clockType in `nvmlClockType_t`: one of the {@link T.nvmlClockType_t} values.
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
@@ -54,7 +54,7 @@ function bind$nvmlDeviceGetApplicationsClock(): typeof nvmlDeviceGetApplications
 }
 let nvmlDeviceGetArchitecture$: typeof nvmlDeviceGetArchitecture | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `arch`: out `nvmlDeviceArchitecture_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
@@ -75,7 +75,7 @@ function bind$nvmlDeviceGetArchitecture(): typeof nvmlDeviceGetArchitecture {
 }
 let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `attributes`: out `nvmlDeviceAttributes_st`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
@@ -87,7 +87,7 @@ export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDe
 }
 let nvmlDeviceGetAutoBoostedClocksEnabled$: typeof nvmlDeviceGetAutoBoostedClocksEnabled | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns `{ isEnabled, defaultIsEnabled }`: `isEnabled`: out `nvmlEnableState_t *`; `defaultIsEnabled`: out `nvmlEnableState_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
@@ -109,7 +109,7 @@ function bind$nvmlDeviceGetAutoBoostedClocksEnabled(): typeof nvmlDeviceGetAutoB
 }
 let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `bar1Memory`: out `nvmlBAR1Memory_st`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
@@ -121,7 +121,7 @@ export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nv
 }
 let nvmlDeviceGetBoardId$: typeof nvmlDeviceGetBoardId | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `boardId`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
@@ -142,7 +142,7 @@ function bind$nvmlDeviceGetBoardId(): typeof nvmlDeviceGetBoardId {
 }
 let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param length in `unsigned int`: capacity of `partNumber` in bytes.
  * @returns the value of `partNumber`: out text (`char *`, length `length`).
  * @remarks Group `nvmlDeviceQueries`. */

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetComputeInstanceId$: typeof nvmlDeviceGetComputeInstanceId | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `id`: out `unsigned int *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
@@ -31,7 +31,7 @@ function bind$nvmlDeviceGetComputeInstanceId(): typeof nvmlDeviceGetComputeInsta
 }
 let nvmlDeviceGetComputeMode$: typeof nvmlDeviceGetComputeMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `mode`: out `nvmlComputeMode_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
@@ -52,7 +52,7 @@ function bind$nvmlDeviceGetComputeMode(): typeof nvmlDeviceGetComputeMode {
 }
 let nvmlDeviceGetComputeRunningProcesses$: typeof nvmlDeviceGetComputeRunningProcesses | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
@@ -81,7 +81,7 @@ function bind$nvmlDeviceGetComputeRunningProcesses(): typeof nvmlDeviceGetComput
 }
 let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param gpuAtstReport in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
  * @returns the value of `gpuAtstReport`: in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
@@ -95,7 +95,7 @@ export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevic
 }
 let nvmlDeviceGetConfComputeGpuCertificate$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `gpuCert`: out `nvmlConfComputeGpuCertificate_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuCertificate_st {
@@ -107,7 +107,7 @@ export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | 
 }
 let nvmlDeviceGetConfComputeMemSizeInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `memInfo`: out `nvmlConfComputeMemSizeInfo_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | null): T.nvmlConfComputeMemSizeInfo_st {
@@ -119,7 +119,7 @@ export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | nul
 }
 let nvmlDeviceGetConfComputeProtectedMemoryUsage$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `memory`: out `nvmlMemory_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t | null): T.nvmlMemory_st {

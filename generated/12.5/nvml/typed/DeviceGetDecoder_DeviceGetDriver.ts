@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetDecoderUtilization$: typeof nvmlDeviceGetDecoderUtilization | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
@@ -32,8 +32,8 @@ function bind$nvmlDeviceGetDecoderUtilization(): typeof nvmlDeviceGetDecoderUtil
 }
 let nvmlDeviceGetDefaultApplicationsClock$: typeof nvmlDeviceGetDefaultApplicationsClock | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param clockType in `nvmlClockType_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param clockType in `nvmlClockType_t`: one of the {@link T.nvmlClockType_t} values.
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
@@ -55,7 +55,7 @@ function bind$nvmlDeviceGetDefaultApplicationsClock(): typeof nvmlDeviceGetDefau
 }
 let nvmlDeviceGetDefaultEccMode$: typeof nvmlDeviceGetDefaultEccMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `defaultMode`: out `nvmlEnableState_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
@@ -76,9 +76,9 @@ function bind$nvmlDeviceGetDefaultEccMode(): typeof nvmlDeviceGetDefaultEccMode 
 }
 let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param errorType in `nvmlMemoryErrorType_t`.
- * @param counterType in `nvmlEccCounterType_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param errorType in `nvmlMemoryErrorType_t`: one of the {@link T.nvmlMemoryErrorType_t} values.
+ * @param counterType in `nvmlEccCounterType_t`: one of the {@link T.nvmlEccCounterType_t} values.
  * @returns the value of `eccCounts`: out `nvmlEccErrorCounts_st`.
  * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
@@ -93,7 +93,7 @@ export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, er
 }
 let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: typeof nvmlDeviceGetDeviceHandleFromMigDeviceHandle | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param migDevice in `nvmlDevice_t`.
+ * @param migDevice in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `device`: out `nvmlDevice_t *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t | null): T.nvmlDevice_t {
@@ -119,7 +119,7 @@ function bind$nvmlDeviceGetDeviceHandleFromMigDeviceHandle(): typeof nvmlDeviceG
 }
 let nvmlDeviceGetDisplayActive$: typeof nvmlDeviceGetDisplayActive | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
@@ -140,7 +140,7 @@ function bind$nvmlDeviceGetDisplayActive(): typeof nvmlDeviceGetDisplayActive {
 }
 let nvmlDeviceGetDisplayMode$: typeof nvmlDeviceGetDisplayMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `display`: out `nvmlEnableState_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
@@ -161,7 +161,7 @@ function bind$nvmlDeviceGetDisplayMode(): typeof nvmlDeviceGetDisplayMode {
 }
 let nvmlDeviceGetDriverModel$: typeof nvmlDeviceGetDriverModel | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns `{ current, pending }`: `current`: out `nvmlDriverModel_t *`; `pending`: out `nvmlDriverModel_t *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {

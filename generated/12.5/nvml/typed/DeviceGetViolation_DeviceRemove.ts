@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param perfPolicyType in `nvmlPerfPolicyType_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param perfPolicyType in `nvmlPerfPolicyType_t`: one of the {@link T.nvmlPerfPolicyType_t} values.
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
@@ -24,7 +24,7 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perf
 }
 let nvmlDeviceGetVirtualizationMode$: typeof nvmlDeviceGetVirtualizationMode | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
  * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
@@ -45,7 +45,7 @@ function bind$nvmlDeviceGetVirtualizationMode(): typeof nvmlDeviceGetVirtualizat
 }
 let nvmlDeviceIsMigDeviceHandle$: typeof nvmlDeviceIsMigDeviceHandle | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `isMigDevice`: out `unsigned int *`.
  * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
@@ -67,7 +67,7 @@ function bind$nvmlDeviceIsMigDeviceHandle(): typeof nvmlDeviceIsMigDeviceHandle 
 let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
- * @param newState in `nvmlEnableState_t`.
+ * @param newState in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
@@ -77,8 +77,8 @@ export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Arra
 }
 let nvmlDeviceOnSameBoard$: typeof nvmlDeviceOnSameBoard | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device1 in `nvmlDevice_t`.
- * @param device2 in `nvmlDevice_t`.
+ * @param device1 in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param device2 in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `onSameBoard`: out `int *`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
@@ -121,9 +121,9 @@ function bind$nvmlDeviceQueryDrainState(): typeof nvmlDeviceQueryDrainState {
 }
 let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param eventTypes in `unsigned long long`.
- * @param set in `nvmlEventSet_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param eventTypes in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param set in `nvmlEventSet_t`: an opaque handle, such as `nvmlEventSetCreate` returns.
  * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
@@ -135,8 +135,8 @@ export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTyp
 let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
- * @param gpuState in `nvmlDetachGpuState_t`.
- * @param linkState in `nvmlPcieLinkState_t`.
+ * @param gpuState in `nvmlDetachGpuState_t`: one of the {@link T.nvmlDetachGpuState_t} values.
+ * @param linkState in `nvmlPcieLinkState_t`: one of the {@link T.nvmlPcieLinkState_t} values.
  * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
@@ -19,7 +19,7 @@ export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
 }
 let nvmlErrorString$c: NativeFunction | undefined;
 /** API group `nvmlErrorReporting`. `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.5
- * @param result_ in `nvmlReturn_t`.
+ * @param result_ in `nvmlReturn_t`: one of the {@link T.nvmlReturn_t} values.
  * @returns `const char *`
  * @remarks Group `nvmlErrorReporting`. */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
@@ -53,7 +53,7 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param set in `nvmlEventSet_t`.
+ * @param set in `nvmlEventSet_t`: an opaque handle, such as `nvmlEventSetCreate` returns.
  * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
@@ -62,8 +62,8 @@ export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param set in `nvmlEventSet_t`.
- * @param timeoutms in `unsigned int`.
+ * @param set in `nvmlEventSet_t`: an opaque handle, such as `nvmlEventSetCreate` returns.
+ * @param timeoutms in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `data`: out `nvmlEventData_st`.
  * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
@@ -95,7 +95,7 @@ function bind$nvmlGetExcludedDeviceCount(): typeof nvmlGetExcludedDeviceCount {
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param index in `unsigned int`.
+ * @param index in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
  * @remarks Group `nvmlExcludedGpuQueries`. */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
@@ -121,7 +121,7 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
 }
 let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param capability in `nvmlVgpuDriverCapability_t`.
+ * @param capability in `nvmlVgpuDriverCapability_t`: one of the {@link T.nvmlVgpuDriverCapability_t} values.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVgpu`. */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvrtcAddNameExpression$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param name_expression in string (`const char *`).
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_expression: string): void {
@@ -21,7 +21,7 @@ export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_express
 }
 let nvrtcCompileProgram$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param options in array of C string; its length is passed as `numOptions`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readonly (string)[]): void {
@@ -92,7 +92,7 @@ function bind$nvrtcDestroyProgram(): typeof nvrtcDestroyProgram {
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param cubin out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): void {
@@ -103,7 +103,7 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): vo
 }
 let nvrtcGetCUBINSize$: typeof nvrtcGetCUBINSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `cubinSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
@@ -129,7 +129,7 @@ function bind$nvrtcGetCUBINSize(): typeof nvrtcGetCUBINSize {
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
 /** API group `error`. `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.5
- * @param result_ in `nvrtcResult`.
+ * @param result_ in `nvrtcResult`: one of the {@link T.nvrtcResult} values.
  * @returns `const char *`
  * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
@@ -139,7 +139,7 @@ export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
 }
 let nvrtcGetLTOIR$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param LTOIR out `char *`: address or host buffer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): void {
@@ -150,7 +150,7 @@ export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): vo
 }
 let nvrtcGetLTOIRSize$: typeof nvrtcGetLTOIRSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `LTOIRSizeRet`: out `size_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram | null): number {
@@ -176,7 +176,7 @@ function bind$nvrtcGetLTOIRSize(): typeof nvrtcGetLTOIRSize {
 }
 let nvrtcGetLoweredName$: typeof nvrtcGetLoweredName | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param name_expression in string (`const char *`).
  * @returns the value of `lowered_name`: out `const char **`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
@@ -199,7 +199,7 @@ function bind$nvrtcGetLoweredName(): typeof nvrtcGetLoweredName {
 }
 let nvrtcGetNVVM$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param nvvm in/out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -211,7 +211,7 @@ export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void
 }
 let nvrtcGetNVVMSize$: typeof nvrtcGetNVVMSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `nvvmSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -257,7 +257,7 @@ function bind$nvrtcGetNumSupportedArchs(): typeof nvrtcGetNumSupportedArchs {
 }
 let nvrtcGetOptiXIR$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param optixir in/out `char *`: address or host buffer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer): void {
@@ -268,7 +268,7 @@ export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer)
 }
 let nvrtcGetOptiXIRSize$: typeof nvrtcGetOptiXIRSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `optixirSizeRet`: out `size_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram | null): number {
@@ -294,7 +294,7 @@ function bind$nvrtcGetOptiXIRSize(): typeof nvrtcGetOptiXIRSize {
 }
 let nvrtcGetPTX$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param ptx out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
@@ -305,7 +305,7 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
 }
 let nvrtcGetPTXSize$: typeof nvrtcGetPTXSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `ptxSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
@@ -331,7 +331,7 @@ function bind$nvrtcGetPTXSize(): typeof nvrtcGetPTXSize {
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param log out `char *`: address or host buffer.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer): void {
@@ -342,7 +342,7 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer):
 }
 let nvrtcGetProgramLogSize$: typeof nvrtcGetProgramLogSize | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @returns the value of `logSizeRet`: out `size_t *`.
  * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {

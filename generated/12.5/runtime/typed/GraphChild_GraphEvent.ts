@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphChildGraphNodeGetGraph$: typeof cudaGraphChildGraphNodeGetGraph | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null): T.cudaGraph_t {
@@ -36,7 +36,7 @@ function bind$cudaGraphChildGraphNodeGetGraph(): typeof cudaGraphChildGraphNodeG
 }
 let cudaGraphClone$: typeof cudaGraphClone | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param originalGraph in `cudaGraph_t`.
+ * @param originalGraph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns the value of `pGraphClone`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph_t {
@@ -62,9 +62,9 @@ function bind$cudaGraphClone(): typeof cudaGraphClone {
 }
 let cudaGraphConditionalHandleCreate$: typeof cudaGraphConditionalHandleCreate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param defaultLaunchValue in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param defaultLaunchValue in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pHandle_out`: out `cudaGraphConditionalHandle *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, defaultLaunchValue: number, flags: number): bigint {
@@ -87,7 +87,7 @@ function bind$cudaGraphConditionalHandleCreate(): typeof cudaGraphConditionalHan
 }
 let cudaGraphCreate$: typeof cudaGraphCreate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
@@ -113,9 +113,9 @@ function bind$cudaGraphCreate(): typeof cudaGraphCreate {
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param path in string (`const char *`).
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
@@ -126,7 +126,7 @@ export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string
 }
 let cudaGraphDestroy$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroy(graph: T.cudaGraph_t | null): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphDestroy', 'graph', graph, true) as typeof graph;
@@ -135,7 +135,7 @@ export function cudaGraphDestroy(graph: T.cudaGraph_t | null): void {
 }
 let cudaGraphDestroyNode$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphDestroyNode', 'node', node, true) as typeof node;
@@ -144,7 +144,7 @@ export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
 }
 let cudaGraphEventRecordNodeGetEvent$: typeof cudaGraphEventRecordNodeGetEvent | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `event_out`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
@@ -170,8 +170,8 @@ function bind$cudaGraphEventRecordNodeGetEvent(): typeof cudaGraphEventRecordNod
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
- * @param event in `cudaEvent_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventRecordNodeSetEvent', 'node', node, true) as typeof node;
@@ -181,7 +181,7 @@ export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null,
 }
 let cudaGraphEventWaitNodeGetEvent$: typeof cudaGraphEventWaitNodeGetEvent | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `event_out`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
@@ -207,8 +207,8 @@ function bind$cudaGraphEventWaitNodeGetEvent(): typeof cudaGraphEventWaitNodeGet
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
- * @param event in `cudaEvent_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventWaitNodeSetEvent', 'node', node, true) as typeof node;

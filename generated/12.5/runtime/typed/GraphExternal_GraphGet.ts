@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `params_out`: out `cudaExternalSemaphoreSignalNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreSignalNodeParams {
@@ -22,7 +22,7 @@ export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGrap
 }
 let cudaGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
@@ -33,7 +33,7 @@ export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGrap
 }
 let cudaGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `params_out`: out `cudaExternalSemaphoreWaitNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreWaitNodeParams {
@@ -45,7 +45,7 @@ export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphN
 }
 let cudaGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
@@ -56,7 +56,7 @@ export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphN
 }
 let cudaGraphGetEdges$: typeof cudaGraphGetEdges | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns `{ from, to }`: `from`: out array of `cudaGraphNode_t`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `cudaGraphNode_t`: its length asked first through `numEdges` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetEdges(graph: T.cudaGraph_t | null): { from: T.cudaGraphNode_t[]; to: T.cudaGraphNode_t[] } {
@@ -86,7 +86,7 @@ function bind$cudaGraphGetEdges(): typeof cudaGraphGetEdges {
 }
 let cudaGraphGetEdges_v2$: typeof cudaGraphGetEdges_v2 | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param numEdges in/out `size_t *`: address or host buffer.
  * @returns `{ from, to, edgeData }`: `from`: out `cudaGraphNode_t *`; `to`: out `cudaGraphNode_t *`; `edgeData`: out `cudaGraphEdgeData_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -111,7 +111,7 @@ function bind$cudaGraphGetEdges_v2(): typeof cudaGraphGetEdges_v2 {
 }
 let cudaGraphGetNodes$: typeof cudaGraphGetNodes | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns the value of `nodes`: out array of `cudaGraphNode_t`: its length asked first through `numNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
@@ -140,7 +140,7 @@ function bind$cudaGraphGetNodes(): typeof cudaGraphGetNodes {
 }
 let cudaGraphGetRootNodes$: typeof cudaGraphGetRootNodes | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns the value of `pRootNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumRootNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetRootNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphMemsetNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pNodeParams`: out `cudaMemsetParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemsetParams {
@@ -22,7 +22,7 @@ export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.
 }
 let cudaGraphMemsetNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
@@ -33,8 +33,8 @@ export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNo
 }
 let cudaGraphNodeFindInClone$: typeof cudaGraphNodeFindInClone | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param originalNode in `cudaGraphNode_t`.
- * @param clonedGraph in `cudaGraph_t`.
+ * @param originalNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param clonedGraph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns the value of `pNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
@@ -61,7 +61,7 @@ function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
 }
 let cudaGraphNodeGetDependencies$: typeof cudaGraphNodeGetDependencies | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
@@ -90,7 +90,7 @@ function bind$cudaGraphNodeGetDependencies(): typeof cudaGraphNodeGetDependencie
 }
 let cudaGraphNodeGetDependencies_v2$: typeof cudaGraphNodeGetDependencies_v2 | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns `{ pDependencies, edgeData }`: `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair); `edgeData`: out `cudaGraphEdgeData_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies_v2(node: T.cudaGraphNode_t | null): { pDependencies: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st } {
@@ -120,7 +120,7 @@ function bind$cudaGraphNodeGetDependencies_v2(): typeof cudaGraphNodeGetDependen
 }
 let cudaGraphNodeGetDependentNodes$: typeof cudaGraphNodeGetDependentNodes | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
@@ -149,7 +149,7 @@ function bind$cudaGraphNodeGetDependentNodes(): typeof cudaGraphNodeGetDependent
 }
 let cudaGraphNodeGetDependentNodes_v2$: typeof cudaGraphNodeGetDependentNodes_v2 | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns `{ pDependentNodes, edgeData }`: `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair); `edgeData`: out `cudaGraphEdgeData_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes_v2(node: T.cudaGraphNode_t | null): { pDependentNodes: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st } {
@@ -179,8 +179,8 @@ function bind$cudaGraphNodeGetDependentNodes_v2(): typeof cudaGraphNodeGetDepend
 }
 let cudaGraphNodeGetEnabled$: typeof cudaGraphNodeGetEnabled | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `isEnabled`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
@@ -202,7 +202,7 @@ function bind$cudaGraphNodeGetEnabled(): typeof cudaGraphNodeGetEnabled {
 }
 let cudaGraphNodeGetType$: typeof cudaGraphNodeGetType | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pType`: out `enum cudaGraphNodeType *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
@@ -223,9 +223,9 @@ function bind$cudaGraphNodeGetType(): typeof cudaGraphNodeGetType {
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `cudaGraphExec_t`.
- * @param hNode in `cudaGraphNode_t`.
- * @param isEnabled in `unsigned int`.
+ * @param hGraphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param isEnabled in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -236,7 +236,7 @@ export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
 }
 let cudaGraphNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param nodeParams in `struct cudaGraphNodeParams *`: a `cudaGraphNodeParams` object or its bytes.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaMalloc$: typeof cudaMalloc | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
@@ -37,9 +37,9 @@ function bind$cudaMalloc(): typeof cudaMalloc {
 let cudaMallocArray$: typeof cudaMallocArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param flags in `unsigned int`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
@@ -68,8 +68,8 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
 }
 let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param hStream in `cudaStream_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
@@ -96,9 +96,9 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
 }
 let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param memPool in `cudaMemPool_t`.
- * @param stream in `cudaStream_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
@@ -126,7 +126,7 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
 }
 let cudaMallocHost$: typeof cudaMallocHost | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
@@ -152,8 +152,8 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
 }
 let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param flags in `unsigned int`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
@@ -181,9 +181,9 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
 let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param extent in `cudaExtent` by value.
- * @param numLevels in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
+ * @param numLevels in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
@@ -212,8 +212,8 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
 }
 let cudaMallocPitch$: typeof cudaMallocPitch | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param width in `size_t`.
- * @param height in `size_t`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {

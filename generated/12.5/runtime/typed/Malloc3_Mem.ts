@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaMalloc3D$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extent in `cudaExtent` by value.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
  * @returns the value of `pitchedDevPtr`: out `cudaPitchedPtr`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3D(extent: T.cudaExtent): T.cudaPitchedPtr {
@@ -23,8 +23,8 @@ export function cudaMalloc3D(extent: T.cudaExtent): T.cudaPitchedPtr {
 let cudaMalloc3DArray$: typeof cudaMalloc3DArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param extent in `cudaExtent` by value.
- * @param flags in `unsigned int`.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, flags: number): T.cudaArray_t {
@@ -54,8 +54,8 @@ let cudaMemAdvise$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `devPtr` in bytes.
- * @param advice in `enum cudaMemoryAdvise`.
- * @param device in `int`.
+ * @param advice in `enum cudaMemoryAdvise`: one of the {@link T.cudaMemoryAdvise} values.
+ * @param device in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, device: number): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemAdvise', 'count', count, false);
@@ -70,8 +70,8 @@ let cudaMemAdvise_v2$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `devPtr` in bytes.
- * @param advice in `enum cudaMemoryAdvise`.
- * @param location in `cudaMemLocation` by value.
+ * @param advice in `enum cudaMemoryAdvise`: one of the {@link T.cudaMemoryAdvise} values.
+ * @param location in `cudaMemLocation` by value: a {@link T.cudaMemLocation} object, its fields checked before the call.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise_v2(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, location: T.cudaMemLocation): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemAdvise_v2', 'count', count, false);
@@ -130,7 +130,7 @@ function bind$cudaMemPoolCreate(): typeof cudaMemPoolCreate {
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t | null): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolDestroy', 'memPool', memPool, true) as typeof memPool;
@@ -152,9 +152,9 @@ export function cudaMemPoolExportPointer(ptr: T.Pointer): Uint8Array {
 let cudaMemPoolExportToShareableHandle$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle in/out `void *`: address or host buffer.
- * @param memPool in `cudaMemPool_t`.
- * @param handleType in `enum cudaMemAllocationHandleType`.
- * @param flags in `unsigned int`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
+ * @param handleType in `enum cudaMemAllocationHandleType`: one of the {@link T.cudaMemAllocationHandleType} values.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t | null, handleType: T.cudaMemAllocationHandleType, flags: number): void {
   pointerArg('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, true);
@@ -166,7 +166,7 @@ export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, m
 }
 let cudaMemPoolGetAccess$: typeof cudaMemPoolGetAccess | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @param location in `struct cudaMemLocation *`: a `cudaMemLocation` object or its bytes.
  * @returns the value of `flags`: out `enum cudaMemAccessFlags *`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
@@ -189,7 +189,7 @@ function bind$cudaMemPoolGetAccess(): typeof cudaMemPoolGetAccess {
 }
 let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @param attr in `enum cudaMemPoolAttr`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
@@ -205,8 +205,8 @@ export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T
 let cudaMemPoolImportFromShareableHandle$: typeof cudaMemPoolImportFromShareableHandle | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle in/out `void *`: address or host buffer.
- * @param handleType in `enum cudaMemAllocationHandleType`.
- * @param flags in `unsigned int`.
+ * @param handleType in `enum cudaMemAllocationHandleType`: one of the {@link T.cudaMemAllocationHandleType} values.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportFromShareableHandle(shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaMemPool_t {
@@ -234,7 +234,7 @@ function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFr
 }
 let cudaMemPoolImportPointer$: typeof cudaMemPoolImportPointer | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @param exportData in `struct cudaMemPoolPtrExportData *`: a `cudaMemPoolPtrExportData` object or its bytes.
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
@@ -262,7 +262,7 @@ function bind$cudaMemPoolImportPointer(): typeof cudaMemPoolImportPointer {
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @param descList in array of `struct cudaMemAccessDesc`; its length is passed as `count`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t | null, descList: readonly (T.cudaMemAccessDesc)[] | Uint8Array): void {
@@ -274,7 +274,7 @@ export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t | null, descList: 
 }
 let cudaMemPoolSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @param attr in `enum cudaMemPoolAttr`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
@@ -288,8 +288,8 @@ export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t | null, attr: T
 }
 let cudaMemPoolTrimTo$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `cudaMemPool_t`.
- * @param minBytesToKeep in `size_t`.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
+ * @param minBytesToKeep in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t | null, minBytesToKeep: T.Int64): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolTrimTo', 'memPool', memPool, true) as typeof memPool;
@@ -301,8 +301,8 @@ let cudaMemPrefetchAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `devPtr` in bytes.
- * @param dstDevice in `int`.
- * @param stream in `cudaStream_t`.
+ * @param dstDevice in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, dstDevice: number, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
@@ -317,9 +317,9 @@ let cudaMemPrefetchAsync_v2$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `devPtr` in bytes.
- * @param location in `cudaMemLocation` by value.
- * @param flags in `unsigned int`.
- * @param stream in `cudaStream_t`.
+ * @param location in `cudaMemLocation` by value: a {@link T.cudaMemLocation} object, its fields checked before the call.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync_v2(devPtr: T.Pointer, count: T.Int64, location: T.cudaMemLocation, flags: number, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemPrefetchAsync_v2', 'count', count, false);
@@ -335,7 +335,7 @@ let cudaMemRangeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void *`: address or host buffer covering `dataSize` bytes.
  * @param dataSize in `size_t`: size of `data` in bytes.
- * @param attribute in `enum cudaMemRangeAttribute`.
+ * @param attribute in `enum cudaMemRangeAttribute`: one of the {@link T.cudaMemRangeAttribute} values.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `devPtr` in bytes.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cudaMemset$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer covering `count` bytes.
- * @param value in `int`.
+ * @param value in `int`: a signed 32-bit integer.
  * @param count in `size_t`: size of `devPtr` in bytes.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
@@ -26,10 +26,10 @@ export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): vo
 let cudaMemset2D$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
- * @param pitch in `size_t`.
- * @param value in `int`.
- * @param width in `size_t`.
- * @param height in `size_t`.
+ * @param pitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param value in `int`: a signed 32-bit integer.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): void {
   assertMayBlock('cudaMemset2D');
@@ -44,11 +44,11 @@ export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, w
 let cudaMemset2DAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
- * @param pitch in `size_t`.
- * @param value in `int`.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param stream in `cudaStream_t`.
+ * @param pitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param value in `int`: a signed 32-bit integer.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemset2DAsync', 'devPtr', devPtr, true);
@@ -62,9 +62,9 @@ export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: numb
 }
 let cudaMemset3D$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param pitchedDevPtr in `cudaPitchedPtr` by value.
- * @param value in `int`.
- * @param extent in `cudaExtent` by value.
+ * @param pitchedDevPtr in `cudaPitchedPtr` by value: a {@link T.cudaPitchedPtr} object, its fields checked before the call.
+ * @param value in `int`: a signed 32-bit integer.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): void {
   assertMayBlock('cudaMemset3D');
@@ -76,10 +76,10 @@ export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, ext
 }
 let cudaMemset3DAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param pitchedDevPtr in `cudaPitchedPtr` by value.
- * @param value in `int`.
- * @param extent in `cudaExtent` by value.
- * @param stream in `cudaStream_t`.
+ * @param pitchedDevPtr in `cudaPitchedPtr` by value: a {@link T.cudaPitchedPtr} object, its fields checked before the call.
+ * @param value in `int`: a signed 32-bit integer.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t | null): void {
   pitchedDevPtr = checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
@@ -92,9 +92,9 @@ export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number
 let cudaMemsetAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer covering `count` bytes.
- * @param value in `int`.
+ * @param value in `int`: a signed 32-bit integer.
  * @param count in `size_t`: size of `devPtr` in bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemsetAsync', 'count', count, false);
@@ -107,8 +107,8 @@ export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64
 }
 let cudaMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmap in `cudaMipmappedArray_t`.
- * @param device in `int`.
+ * @param mipmap in `cudaMipmappedArray_t`: an opaque handle, such as `cudaExternalMemoryGetMappedMipmappedArray` returns.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedArray_t | null, device: number): T.cudaArrayMemoryRequirements {
@@ -121,7 +121,7 @@ export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedA
 }
 let cudaMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmap in `cudaMipmappedArray_t`.
+ * @param mipmap in `cudaMipmappedArray_t`: an opaque handle, such as `cudaExternalMemoryGetMappedMipmappedArray` returns.
  * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetSparseProperties(mipmap: T.cudaMipmappedArray_t | null): T.cudaArraySparseProperties {

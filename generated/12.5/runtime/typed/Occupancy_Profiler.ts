@@ -11,8 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cudaOccupancyAvailableDynamicSMemPerBlock$: typeof cudaOccupancyAvailableDynamicSMemPerBlock | undefined;
 /** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param numBlocks in `int`.
- * @param blockSize in `int`.
+ * @param numBlocks in `int`: a signed 32-bit integer.
+ * @param blockSize in `int`: a signed 32-bit integer.
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBlocks: number, blockSize: number): number {
@@ -41,8 +41,8 @@ function bind$cudaOccupancyAvailableDynamicSMemPerBlock(): typeof cudaOccupancyA
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
 /** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param blockSize in `int`.
- * @param dynamicSMemSize in `size_t`.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
@@ -66,9 +66,9 @@ function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cudaOccupa
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
 /** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param blockSize in `int`.
- * @param dynamicSMemSize in `size_t`.
- * @param flags in `unsigned int`.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {

@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasCgeru$: typeof cublasCgeru | undefined;
 /** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in `const cuComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-ger). */
 export function cublasCgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasCgeru$ ??= bind$cublasCgeru())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
@@ -46,16 +46,16 @@ function bind$cublasCgeru(): typeof cublasCgeru {
 }
 let cublasCgeru_v2_64$: typeof cublasCgeru_v2_64 | undefined;
 /** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in `const cuComplex *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-ger). */
 export function cublasCgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasCgeru_v2_64$ ??= bind$cublasCgeru_v2_64())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
@@ -82,13 +82,13 @@ function bind$cublasCgeru_v2_64(): typeof cublasCgeru_v2_64 {
 }
 let cublasCgetrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `cuComplex *const *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param P in/out `int *`: device memory.
  * @param info in/out `int *`: address or host buffer.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-getrfbatched). */
 export function cublasCgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgetrfBatched', 'handle', handle, true) as typeof handle;
@@ -103,15 +103,15 @@ export function cublasCgetrfBatched(handle: T.cublasHandle_t | null, n_: number,
 }
 let cublasCgetriBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *const *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param P in `const int *`: device memory.
  * @param C in `cuComplex *const *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @param info in/out `int *`: address or host buffer.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-getribatched). */
 export function cublasCgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgetriBatched', 'handle', handle, true) as typeof handle;
@@ -128,17 +128,17 @@ export function cublasCgetriBatched(handle: T.cublasHandle_t | null, n_: number,
 }
 let cublasCgetrsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int`.
- * @param nrhs in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param Aarray in `const cuComplex *const *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param devIpiv in `const int *`: device memory.
  * @param Barray in `cuComplex *const *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param info in/out `int *`: address or host buffer.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-getrsbatched). */
 export function cublasCgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, Barray: T.DeviceMemory | null, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgetrsBatched', 'handle', handle, true) as typeof handle;
@@ -157,18 +157,18 @@ export function cublasCgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
 }
 let cublasChbmv$: typeof cublasChbmv | undefined;
 /** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hbmv). */
 export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasChbmv$ ??= bind$cublasChbmv())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -197,18 +197,18 @@ function bind$cublasChbmv(): typeof cublasChbmv {
 }
 let cublasChbmv_v2_64$: typeof cublasChbmv_v2_64 | undefined;
 /** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hbmv). */
 export function cublasChbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasChbmv_v2_64$ ??= bind$cublasChbmv_v2_64())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -237,19 +237,19 @@ function bind$cublasChbmv_v2_64(): typeof cublasChbmv_v2_64 {
 }
 let cublasChemm$: typeof cublasChemm | undefined;
 /** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const cuComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hemm). */
 export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasChemm$ ??= bind$cublasChemm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -279,19 +279,19 @@ function bind$cublasChemm(): typeof cublasChemm {
 }
 let cublasChemm_v2_64$: typeof cublasChemm_v2_64 | undefined;
 /** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const cuComplex *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int64_t`.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hemm). */
 export function cublasChemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasChemm_v2_64$ ??= bind$cublasChemm_v2_64())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);

@@ -10,18 +10,18 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasCtrsm$: typeof cublasCtrsm | undefined;
 /** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `cuComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasCtrsm$ ??= bind$cublasCtrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
@@ -50,19 +50,19 @@ function bind$cublasCtrsm(): typeof cublasCtrsm {
 }
 let cublasCtrsmBatched$: typeof cublasCtrsmBatched | undefined;
 /** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *const *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `cuComplex *const *`: device memory.
- * @param ldb in `int`.
- * @param batchCount in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param batchCount in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasCtrsmBatched$ ??= bind$cublasCtrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
@@ -92,19 +92,19 @@ function bind$cublasCtrsmBatched(): typeof cublasCtrsmBatched {
 }
 let cublasCtrsmBatched_64$: typeof cublasCtrsmBatched_64 | undefined;
 /** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *const *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `cuComplex *const *`: device memory.
- * @param ldb in `int64_t`.
- * @param batchCount in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchCount in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, batchCount: T.Int64): void {
   return (cublasCtrsmBatched_64$ ??= bind$cublasCtrsmBatched_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
@@ -134,18 +134,18 @@ function bind$cublasCtrsmBatched_64(): typeof cublasCtrsmBatched_64 {
 }
 let cublasCtrsm_v2_64$: typeof cublasCtrsm_v2_64 | undefined;
 /** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in/out `cuComplex *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   return (cublasCtrsm_v2_64$ ??= bind$cublasCtrsm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
@@ -174,15 +174,15 @@ function bind$cublasCtrsm_v2_64(): typeof cublasCtrsm_v2_64 {
 }
 let cublasCtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in/out `cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrsv', 'handle', handle, true) as typeof handle;
@@ -199,15 +199,15 @@ export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
 }
 let cublasCtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in/out `cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrsv_v2_64', 'handle', handle, true) as typeof handle;
@@ -224,11 +224,11 @@ export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
 }
 let cublasCtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param AP in/out `cuComplex *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trttp). */
 export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
@@ -243,10 +243,10 @@ export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
 }
 let cublasDasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const double *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `double *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -260,10 +260,10 @@ export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasDasum_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const double *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `double *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasGetAtomicsMode$: typeof cublasGetAtomicsMode | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `mode`: out `cublasAtomicsMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetatomicsmode). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
@@ -63,7 +63,7 @@ function bind$cublasGetLoggerCallback(): typeof cublasGetLoggerCallback {
 }
 let cublasGetMathMode$: typeof cublasGetMathMode | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `mode`: out `cublasMath_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetmathmode). */
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
@@ -84,13 +84,13 @@ function bind$cublasGetMathMode(): typeof cublasGetMathMode {
 }
 let cublasGetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: host memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
@@ -105,14 +105,14 @@ export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A:
 }
 let cublasGetMatrixAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int`.
- * @param cols in `int`.
- * @param elemSize in `int`.
+ * @param rows in `int`: a signed 32-bit integer.
+ * @param cols in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param A in `const void *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B out `void *`: host memory.
- * @param ldb in `int`.
- * @param stream in `cudaStream_t`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
@@ -128,14 +128,14 @@ export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: numbe
 }
 let cublasGetMatrixAsync_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B out `void *`: host memory.
- * @param ldb in `int64_t`.
- * @param stream in `cudaStream_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
@@ -151,13 +151,13 @@ export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
 }
 let cublasGetMatrix_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B out `void *`: host memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
@@ -172,7 +172,7 @@ export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
 }
 let cublasGetPointerMode$: typeof cublasGetPointerMode | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `mode`: out `cublasPointerMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetpointermode). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
@@ -193,7 +193,7 @@ function bind$cublasGetPointerMode(): typeof cublasGetPointerMode {
 }
 let cublasGetProperty$: typeof cublasGetProperty | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetproperty). */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
@@ -214,7 +214,7 @@ function bind$cublasGetProperty(): typeof cublasGetProperty {
 }
 let cublasGetSmCountTarget$: typeof cublasGetSmCountTarget | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `smCountTarget`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetsmcounttarget). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
@@ -235,7 +235,7 @@ function bind$cublasGetSmCountTarget(): typeof cublasGetSmCountTarget {
 }
 let cublasGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.6
- * @param status_ in `cublasStatus_t`.
+ * @param status_ in `cublasStatus_t`: one of the {@link T.cublasStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetstatusname). */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
@@ -245,7 +245,7 @@ export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
 }
 let cublasGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.6
- * @param status_ in `cublasStatus_t`.
+ * @param status_ in `cublasStatus_t`: one of the {@link T.cublasStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetstatusstring). */
 export function cublasGetStatusString(status_: T.cublasStatus_t): string | null {
@@ -255,7 +255,7 @@ export function cublasGetStatusString(status_: T.cublasStatus_t): string | null 
 }
 let cublasGetStream$: typeof cublasGetStream | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetstream). */
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
@@ -281,12 +281,12 @@ function bind$cublasGetStream(): typeof cublasGetStream {
 }
 let cublasGetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param x in `const void *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y out `void *`: host memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory | null, incx: number, y: T.HostMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
@@ -300,13 +300,13 @@ export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory 
 }
 let cublasGetVectorAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param elemSize in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param elemSize in `int`: a signed 32-bit integer.
  * @param devicePtr in `const void *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param hostPtr out `void *`: host memory.
- * @param incy in `int`.
- * @param stream in `cudaStream_t`.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.DeviceMemory | null, incx: number, hostPtr: T.HostMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
@@ -321,13 +321,13 @@ export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.
 }
 let cublasGetVectorAsync_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param devicePtr in `const void *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param hostPtr out `void *`: host memory.
- * @param incy in `int64_t`.
- * @param stream in `cudaStream_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cublasGetStream` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePtr: T.DeviceMemory | null, incx: T.Int64, hostPtr: T.HostMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
@@ -342,12 +342,12 @@ export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePt
 }
 let cublasGetVector_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int64_t`.
- * @param elemSize in `int64_t`.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param elemSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const void *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y out `void *`: host memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.HostMemory | null, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVector_64', 'n', n_, true);
@@ -361,7 +361,7 @@ export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMe
 }
 let cublasGetVersion$: typeof cublasGetVersion | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
  * @returns the value of `version`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgetversion). */
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {

@@ -10,14 +10,14 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasScalEx$: typeof cublasScalEx | undefined;
 /** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param alphaType in `cudaDataType`.
+ * @param alphaType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
- * @param executionType in `cudaDataType`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
+ * @param executionType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasscalex). */
 export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
   return (cublasScalEx$ ??= bind$cublasScalEx())(handle, n_, alpha, alphaType, x, xType, incx, executionType);
@@ -42,14 +42,14 @@ function bind$cublasScalEx(): typeof cublasScalEx {
 }
 let cublasScalEx_64$: typeof cublasScalEx_64 | undefined;
 /** `cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param alphaType in `cudaDataType`.
+ * @param alphaType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int64_t`.
- * @param executionType in `cudaDataType`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param executionType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasscalex). */
 export function cublasScalEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, executionType: T.cudaDataType): void {
   return (cublasScalEx_64$ ??= bind$cublasScalEx_64())(handle, n_, alpha, alphaType, x, xType, incx, executionType);
@@ -74,10 +74,10 @@ function bind$cublasScalEx_64(): typeof cublasScalEx_64 {
 }
 let cublasScasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `float *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -91,10 +91,10 @@ export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasScasum_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `float *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
@@ -108,10 +108,10 @@ export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasScnrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `float *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -125,10 +125,10 @@ export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasScnrm2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `float *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
@@ -142,12 +142,12 @@ export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasScopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `float *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-copy). */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
@@ -161,12 +161,12 @@ export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasScopy_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const float *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in/out `float *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-copy). */
 export function cublasScopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy_v2_64', 'handle', handle, true) as typeof handle;

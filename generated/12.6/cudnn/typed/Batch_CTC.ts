@@ -10,23 +10,23 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnBatchNormalizationBackward$: typeof cudnnBatchNormalizationBackward | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
  * @param alphaDataDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param betaDataDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param alphaParamDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param betaParamDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
- * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param bnScale in `const void *`: device memory.
  * @param dBnScaleResult in/out `void *`: address or host buffer.
  * @param dBnBiasResult in/out `void *`: address or host buffer.
- * @param epsilon in `double`.
+ * @param epsilon in `double`: a number.
  * @param savedMean in `const void *`: device memory.
  * @param savedInvVariance in `const void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationbackward).
@@ -65,36 +65,36 @@ function bind$cudnnBatchNormalizationBackward(): typeof cudnnBatchNormalizationB
 }
 let cudnnBatchNormalizationBackwardEx$: typeof cudnnBatchNormalizationBackwardEx | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
- * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
+ * @param bnOps in `cudnnBatchNormOps_t`: one of the {@link T.cudnnBatchNormOps_t} values.
  * @param alphaDataDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param betaDataDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param alphaParamDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param betaParamDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param xData in `const void *`: device memory.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param yData in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dyData in `const void *`: device memory.
- * @param dzDesc in `const cudnnTensorDescriptor_t`.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dzData in/out `void *`: device memory.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dxData in/out `void *`: device memory.
- * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param bnScaleData in `const void *`: address or host buffer.
  * @param bnBiasData in `const void *`: address or host buffer.
  * @param dBnScaleData in/out `void *`: address or host buffer.
  * @param dBnBiasData in/out `void *`: address or host buffer.
- * @param epsilon in `double`.
+ * @param epsilon in `double`: a number.
  * @param savedMean in `const void *`: device memory.
  * @param savedInvVariance in `const void *`: device memory.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param reserveSpace in/out `void *`: device memory.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationbackwardex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.UntypedScalar, betaDataDiff: T.UntypedScalar, alphaParamDiff: T.UntypedScalar, betaParamDiff: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.DeviceMemory | null, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.DeviceMemory | null, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.DeviceMemory | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.DeviceMemory | null, savedInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
@@ -142,20 +142,20 @@ function bind$cudnnBatchNormalizationBackwardEx(): typeof cudnnBatchNormalizatio
 }
 let cudnnBatchNormalizationForwardInference$: typeof cudnnBatchNormalizationForwardInference | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
- * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param bnScale in `const void *`: device memory.
  * @param bnBias in `const void *`: device memory.
  * @param estimatedMean in `const void *`: device memory.
  * @param estimatedVariance in `const void *`: device memory.
- * @param epsilon in `double`.
+ * @param epsilon in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardinference).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.DeviceMemory | null, bnBias: T.DeviceMemory | null, estimatedMean: T.DeviceMemory | null, estimatedVariance: T.DeviceMemory | null, epsilon: number): void {
@@ -187,21 +187,21 @@ function bind$cudnnBatchNormalizationForwardInference(): typeof cudnnBatchNormal
 }
 let cudnnBatchNormalizationForwardTraining$: typeof cudnnBatchNormalizationForwardTraining | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
- * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param bnScale in `const void *`: device memory.
  * @param bnBias in `const void *`: device memory.
- * @param exponentialAverageFactor in `double`.
+ * @param exponentialAverageFactor in `double`: a number.
  * @param resultRunningMean in/out `void *`: device memory.
  * @param resultRunningVariance in/out `void *`: device memory.
- * @param epsilon in `double`.
+ * @param epsilon in `double`: a number.
  * @param resultSaveMean in/out `void *`: device memory.
  * @param resultSaveInvVariance in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtraining).
@@ -238,31 +238,31 @@ function bind$cudnnBatchNormalizationForwardTraining(): typeof cudnnBatchNormali
 }
 let cudnnBatchNormalizationForwardTrainingEx$: typeof cudnnBatchNormalizationForwardTrainingEx | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
- * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
+ * @param bnOps in `cudnnBatchNormOps_t`: one of the {@link T.cudnnBatchNormOps_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param xData in `const void *`: device memory.
- * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param zDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param zData in `const void *`: device memory.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param yData in/out `void *`: device memory.
- * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param bnScale in `const void *`: device memory.
  * @param bnBias in `const void *`: device memory.
- * @param exponentialAverageFactor in `double`.
+ * @param exponentialAverageFactor in `double`: a number.
  * @param resultRunningMean in/out `void *`: device memory.
  * @param resultRunningVariance in/out `void *`: device memory.
- * @param epsilon in `double`.
+ * @param epsilon in `double`: a number.
  * @param resultSaveMean in/out `void *`: device memory.
  * @param resultSaveInvVariance in/out `void *`: device memory.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param workspace in/out `void *`: address or host buffer.
- * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtrainingex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.DeviceMemory | null, bnBias: T.DeviceMemory | null, exponentialAverageFactor: number, resultRunningMean: T.DeviceMemory | null, resultRunningVariance: T.DeviceMemory | null, epsilon: number, resultSaveMean: T.DeviceMemory | null, resultSaveInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
@@ -305,9 +305,9 @@ function bind$cudnnBatchNormalizationForwardTrainingEx(): typeof cudnnBatchNorma
 }
 let cudnnBuildRNNDynamic$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param miniBatch in `int`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param miniBatch in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnbuildrnndynamic). */
 export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, miniBatch: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
@@ -318,19 +318,19 @@ export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.
 }
 let cudnnCTCLoss$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param probsDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param probs in `const void *`: address or host buffer.
  * @param hostLabels in `const int *`: address or host buffer.
  * @param hostLabelLengths in `const int *`: address or host buffer.
  * @param hostInputLengths in `const int *`: address or host buffer.
  * @param costs in/out `void *`: address or host buffer.
- * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param gradients in/out `void *`: address or host buffer.
- * @param algo in `cudnnCTCLossAlgo_t`.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param algo in `cudnnCTCLossAlgo_t`: one of the {@link T.cudnnCTCLossAlgo_t} values.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @param workspace in/out `void *`: address or host buffer.
- * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnctcloss). */
 export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnCTCLoss', 'handle', handle, true) as typeof handle;
@@ -351,18 +351,18 @@ export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnT
 }
 let cudnnCTCLoss_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param algo in `cudnnCTCLossAlgo_t`.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @param probsDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param algo in `cudnnCTCLossAlgo_t`: one of the {@link T.cudnnCTCLossAlgo_t} values.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param probs in `const void *`: address or host buffer.
  * @param labels in `const int *`: address or host buffer.
  * @param labelLengths in `const int *`: address or host buffer.
  * @param inputLengths in `const int *`: address or host buffer.
  * @param costs in/out `void *`: address or host buffer.
- * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param gradients in/out `void *`: address or host buffer.
- * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param workspace in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnctcloss_v8). */
 export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {

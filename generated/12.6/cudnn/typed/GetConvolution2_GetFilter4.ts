@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetConvolution2dDescriptor$: typeof cudnnGetConvolution2dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
  * @param pad_h in/out `int *`: address or host buffer.
  * @param pad_w in/out `int *`: address or host buffer.
  * @param u in/out `int *`: address or host buffer.
@@ -45,9 +45,9 @@ function bind$cudnnGetConvolution2dDescriptor(): typeof cudnnGetConvolution2dDes
 }
 let cudnnGetConvolution2dForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param n_ in/out `int *`: address or host buffer.
  * @param c in/out `int *`: address or host buffer.
  * @param h in/out `int *`: address or host buffer.
@@ -75,8 +75,8 @@ export function cudnnGetCudartVersion(): number {
 }
 let cudnnGetDropoutDescriptor$: typeof cudnnGetDropoutDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
- * @param handle in `cudnnHandle_t`.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param dropout in/out `float *`: address or host buffer.
  * @param states in/out `void **`: address or host buffer.
  * @returns the value of `seed`: out `unsigned long long *`.
@@ -102,7 +102,7 @@ function bind$cudnnGetDropoutDescriptor(): typeof cudnnGetDropoutDescriptor {
 }
 let cudnnGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 12.6
- * @param status_ in `cudnnStatus_t`.
+ * @param status_ in `cudnnStatus_t`: one of the {@link T.cudnnStatus_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngeterrorstring). */
 export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
@@ -112,7 +112,7 @@ export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
 }
 let cudnnGetFilter4dDescriptor$: typeof cudnnGetFilter4dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param k in/out `int *`: address or host buffer.
  * @param c in/out `int *`: address or host buffer.
  * @param h in/out `int *`: address or host buffer.
@@ -143,8 +143,8 @@ function bind$cudnnGetFilter4dDescriptor(): typeof cudnnGetFilter4dDescriptor {
 }
 let cudnnGetFilterNdDescriptor$: typeof cudnnGetFilterNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
- * @param nbDimsRequested in `int`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param nbDimsRequested in `int`: a signed 32-bit integer.
  * @param nbDims in/out `int *`: address or host buffer.
  * @param filterDimA in/out `int *`: address or host buffer.
  * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`.
@@ -172,7 +172,7 @@ function bind$cudnnGetFilterNdDescriptor(): typeof cudnnGetFilterNdDescriptor {
 }
 let cudnnGetFilterSizeInBytes$: typeof cudnnGetFilterSizeInBytes | undefined;
 /** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetfiltersizeinbytes).
  * @deprecated The headers mark it deprecated. */

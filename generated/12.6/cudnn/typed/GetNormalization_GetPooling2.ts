@@ -10,19 +10,19 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetNormalizationBackwardWorkspaceSize$: typeof cudnnGetNormalizationBackwardWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param normOps in `cudnnNormOps_t`.
- * @param algo in `cudnnNormAlgo_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
- * @param dzDesc in `const cudnnTensorDescriptor_t`.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
- * @param dNormScaleBiasDesc in `const cudnnTensorDescriptor_t`.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
- * @param groupCnt in `int`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param normOps in `cudnnNormOps_t`: one of the {@link T.cudnnNormOps_t} values.
+ * @param algo in `cudnnNormAlgo_t`: one of the {@link T.cudnnNormAlgo_t} values.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dNormScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetnormalizationbackwardworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -61,17 +61,17 @@ function bind$cudnnGetNormalizationBackwardWorkspaceSize(): typeof cudnnGetNorma
 }
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$: typeof cudnnGetNormalizationForwardTrainingWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param normOps in `cudnnNormOps_t`.
- * @param algo in `cudnnNormAlgo_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param zDesc in `const cudnnTensorDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
- * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
- * @param groupCnt in `int`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param normOps in `cudnnNormOps_t`: one of the {@link T.cudnnNormOps_t} values.
+ * @param algo in `cudnnNormAlgo_t`: one of the {@link T.cudnnNormAlgo_t} values.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param zDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetnormalizationforwardtrainingworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -108,13 +108,13 @@ function bind$cudnnGetNormalizationForwardTrainingWorkspaceSize(): typeof cudnnG
 }
 let cudnnGetNormalizationTrainingReserveSpaceSize$: typeof cudnnGetNormalizationTrainingReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param normOps in `cudnnNormOps_t`.
- * @param algo in `cudnnNormAlgo_t`.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param groupCnt in `int`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param normOps in `cudnnNormOps_t`: one of the {@link T.cudnnNormOps_t} values.
+ * @param algo in `cudnnNormAlgo_t`: one of the {@link T.cudnnNormAlgo_t} values.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetnormalizationtrainingreservespacesize).
  * @deprecated The headers mark it deprecated. */
@@ -147,7 +147,7 @@ function bind$cudnnGetNormalizationTrainingReserveSpaceSize(): typeof cudnnGetNo
 }
 let cudnnGetOpTensorDescriptor$: typeof cudnnGetOpTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`.
+ * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`: an opaque handle, such as `cudnnCreateOpTensorDescriptor` returns.
  * @returns `{ opTensorOp, opTensorCompType, opTensorNanOpt }`: `opTensorOp`: out `cudnnOpTensorOp_t *`; `opTensorCompType`: out `cudnnDataType_t *`; `opTensorNanOpt`: out `cudnnNanPropagation_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
@@ -171,7 +171,7 @@ function bind$cudnnGetOpTensorDescriptor(): typeof cudnnGetOpTensorDescriptor {
 }
 let cudnnGetPooling2dDescriptor$: typeof cudnnGetPooling2dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
  * @param windowHeight in/out `int *`: address or host buffer.
  * @param windowWidth in/out `int *`: address or host buffer.
  * @param verticalPadding in/out `int *`: address or host buffer.
@@ -206,8 +206,8 @@ function bind$cudnnGetPooling2dDescriptor(): typeof cudnnGetPooling2dDescriptor 
 }
 let cudnnGetPooling2dForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
- * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param n_ in/out `int *`: address or host buffer.
  * @param c in/out `int *`: address or host buffer.
  * @param h in/out `int *`: address or host buffer.
@@ -226,8 +226,8 @@ export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDes
 }
 let cudnnGetPoolingNdDescriptor$: typeof cudnnGetPoolingNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
- * @param nbDimsRequested in `int`.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
+ * @param nbDimsRequested in `int`: a signed 32-bit integer.
  * @param nbDims in/out `int *`: address or host buffer.
  * @param windowDimA in/out `int *`: address or host buffer.
  * @param paddingA in/out `int *`: address or host buffer.
@@ -259,9 +259,9 @@ function bind$cudnnGetPoolingNdDescriptor(): typeof cudnnGetPoolingNdDescriptor 
 }
 let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
- * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
- * @param nbDims in `int`.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param outputTensorDimA in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetpoolingndforwardoutputdim).
  * @deprecated The headers mark it deprecated. */

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetProperty$: typeof cudnnGetProperty | undefined;
 /** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetproperty). */
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
@@ -31,9 +31,9 @@ function bind$cudnnGetProperty(): typeof cudnnGetProperty {
 }
 let cudnnGetRNNDataDescriptor$: typeof cudnnGetRNNDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
+ * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param maxSeqLength in/out `int *`: address or host buffer.
- * @param arrayLengthRequested in `int`.
+ * @param arrayLengthRequested in `int`: a signed 32-bit integer.
  * @param seqLengthArray in/out `int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
  * @returns `{ dataType, layout, batchSize, vectorSize }`: `dataType`: out `cudnnDataType_t *`; `layout`: out `cudnnRNNDataLayout_t *`; `batchSize`: out `int *`; `vectorSize`: out `int *`.
@@ -63,7 +63,7 @@ function bind$cudnnGetRNNDataDescriptor(): typeof cudnnGetRNNDataDescriptor {
 }
 let cudnnGetRNNDescriptor_v8$: typeof cudnnGetRNNDescriptor_v8 | undefined;
 /** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
  * @param numLayers in/out `int32_t *`: address or host buffer.
  * @param auxFlags in/out `uint32_t *`: address or host buffer.
  * @returns `{ algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, dropoutDesc }`: `algo`: out `cudnnRNNAlgo_t *`; `cellMode`: out `cudnnRNNMode_t *`; `biasMode`: out `cudnnRNNBiasMode_t *`; `dirMode`: out `cudnnDirectionMode_t *`; `inputMode`: out `cudnnRNNInputMode_t *`; `dataType`: out `cudnnDataType_t *`; `mathPrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `inputSize`: out `int32_t *`; `hiddenSize`: out `int32_t *`; `projSize`: out `int32_t *`; `dropoutDesc`: out `cudnnDropoutDescriptor_t *`.
@@ -99,10 +99,10 @@ function bind$cudnnGetRNNDescriptor_v8(): typeof cudnnGetRNNDescriptor_v8 {
 }
 let cudnnGetRNNTempSpaceSizes$: typeof cudnnGetRNNTempSpaceSizes | undefined;
 /** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param fwdMode in `cudnnForwardMode_t`.
- * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param fwdMode in `cudnnForwardMode_t`: one of the {@link T.cudnnForwardMode_t} values.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @returns `{ workSpaceSize, reserveSpaceSize }`: `workSpaceSize`: out `size_t *`; `reserveSpaceSize`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnntempspacesizes). */
 export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t | null): { workSpaceSize: number; reserveSpaceSize: number } {
@@ -127,14 +127,14 @@ function bind$cudnnGetRNNTempSpaceSizes(): typeof cudnnGetRNNTempSpaceSizes {
 }
 let cudnnGetRNNWeightParams$: typeof cudnnGetRNNWeightParams | undefined;
 /** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param pseudoLayer in `int32_t`.
- * @param weightSpaceSize in `size_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param pseudoLayer in `int32_t`: a signed 32-bit integer.
+ * @param weightSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weightSpace in `const void *`: address or host buffer.
- * @param linLayerID in `int32_t`.
- * @param mDesc in `cudnnTensorDescriptor_t`.
- * @param bDesc in `cudnnTensorDescriptor_t`.
+ * @param linLayerID in `int32_t`: a signed 32-bit integer.
+ * @param mDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param bDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns `{ mAddr, bAddr }`: `mAddr`: out `void **`; `bAddr`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnnweightparams). */
 export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t | null, bDesc: T.cudnnTensorDescriptor_t | null): { mAddr: number; bAddr: number } {
@@ -163,8 +163,8 @@ function bind$cudnnGetRNNWeightParams(): typeof cudnnGetRNNWeightParams {
 }
 let cudnnGetRNNWeightSpaceSize$: typeof cudnnGetRNNWeightSpaceSize | undefined;
 /** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
  * @returns the value of `weightSpaceSize`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnnweightspacesize). */
 export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null): number {
@@ -191,7 +191,7 @@ function bind$cudnnGetRNNWeightSpaceSize(): typeof cudnnGetRNNWeightSpaceSize {
 }
 let cudnnGetReduceTensorDescriptor$: typeof cudnnGetReduceTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`: an opaque handle, such as `cudnnCreateReduceTensorDescriptor` returns.
  * @param reduceTensorIndices in/out `cudnnReduceTensorIndices_t *`: address or host buffer.
  * @returns `{ reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndicesType }`: `reduceTensorOp`: out `cudnnReduceTensorOp_t *`; `reduceTensorCompType`: out `cudnnDataType_t *`; `reduceTensorNanOpt`: out `cudnnNanPropagation_t *`; `reduceTensorIndicesType`: out `cudnnIndicesType_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetreducetensordescriptor).
@@ -218,10 +218,10 @@ function bind$cudnnGetReduceTensorDescriptor(): typeof cudnnGetReduceTensorDescr
 }
 let cudnnGetReductionIndicesSize$: typeof cudnnGetReductionIndicesSize | undefined;
 /** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
- * @param aDesc in `const cudnnTensorDescriptor_t`.
- * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`: an opaque handle, such as `cudnnCreateReduceTensorDescriptor` returns.
+ * @param aDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param cDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetreductionindicessize).
  * @deprecated The headers mark it deprecated. */
@@ -251,10 +251,10 @@ function bind$cudnnGetReductionIndicesSize(): typeof cudnnGetReductionIndicesSiz
 }
 let cudnnGetReductionWorkspaceSize$: typeof cudnnGetReductionWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
- * @param aDesc in `const cudnnTensorDescriptor_t`.
- * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`: an opaque handle, such as `cudnnCreateReduceTensorDescriptor` returns.
+ * @param aDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param cDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetreductionworkspacesize).
  * @deprecated The headers mark it deprecated. */

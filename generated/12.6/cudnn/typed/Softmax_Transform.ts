@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnSoftmaxBackward$: typeof cudnnSoftmaxBackward | undefined;
 /** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param algo in `cudnnSoftmaxAlgorithm_t`.
- * @param mode in `cudnnSoftmaxMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param algo in `cudnnSoftmaxAlgorithm_t`: one of the {@link T.cudnnSoftmaxAlgorithm_t} values.
+ * @param mode in `cudnnSoftmaxMode_t`: one of the {@link T.cudnnSoftmaxMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsoftmaxbackward). */
 export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
@@ -48,14 +48,14 @@ function bind$cudnnSoftmaxBackward(): typeof cudnnSoftmaxBackward {
 }
 let cudnnSoftmaxForward$: typeof cudnnSoftmaxForward | undefined;
 /** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param algo in `cudnnSoftmaxAlgorithm_t`.
- * @param mode in `cudnnSoftmaxMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param algo in `cudnnSoftmaxAlgorithm_t`: one of the {@link T.cudnnSoftmaxAlgorithm_t} values.
+ * @param mode in `cudnnSoftmaxMode_t`: one of the {@link T.cudnnSoftmaxMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsoftmaxforward). */
 export function cudnnSoftmaxForward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
@@ -82,8 +82,8 @@ function bind$cudnnSoftmaxForward(): typeof cudnnSoftmaxForward {
 }
 let cudnnSpatialTfGridGeneratorBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`: an opaque handle, such as `cudnnCreateSpatialTransformerDescriptor` returns.
  * @param dgrid in `const void *`: address or host buffer.
  * @param dtheta in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorbackward). */
@@ -97,8 +97,8 @@ export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t | nu
 }
 let cudnnSpatialTfGridGeneratorForward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`: an opaque handle, such as `cudnnCreateSpatialTransformerDescriptor` returns.
  * @param theta in `const void *`: address or host buffer.
  * @param grid in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorforward). */
@@ -112,16 +112,16 @@ export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t | nul
 }
 let cudnnSpatialTfSamplerBackward$: typeof cudnnSpatialTfSamplerBackward | undefined;
 /** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`: an opaque handle, such as `cudnnCreateSpatialTransformerDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @param alphaDgrid in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
  * @param grid in `const void *`: address or host buffer.
  * @param betaDgrid in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
@@ -156,14 +156,14 @@ function bind$cudnnSpatialTfSamplerBackward(): typeof cudnnSpatialTfSamplerBackw
 }
 let cudnnSpatialTfSamplerForward$: typeof cudnnSpatialTfSamplerForward | undefined;
 /** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`: an opaque handle, such as `cudnnCreateSpatialTransformerDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param grid in `const void *`: address or host buffer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `cudnnTensorDescriptor_t`.
+ * @param yDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnspatialtfsamplerforward). */
 export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, grid: T.Pointer, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
@@ -190,13 +190,13 @@ function bind$cudnnSpatialTfSamplerForward(): typeof cudnnSpatialTfSamplerForwar
 }
 let cudnnTransformFilter$: typeof cudnnTransformFilter | undefined;
 /** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param transDesc in `const cudnnTensorTransformDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param transDesc in `const cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param srcDesc in `const cudnnFilterDescriptor_t`.
+ * @param srcDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param srcData in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param destDesc in `const cudnnFilterDescriptor_t`.
+ * @param destDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param destData in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnntransformfilter).
  * @deprecated The headers mark it deprecated. */
@@ -223,12 +223,12 @@ function bind$cudnnTransformFilter(): typeof cudnnTransformFilter {
 }
 let cudnnTransformTensor$: typeof cudnnTransformTensor | undefined;
 /** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnntransformtensor).
  * @deprecated The headers mark it deprecated. */
@@ -254,13 +254,13 @@ function bind$cudnnTransformTensor(): typeof cudnnTransformTensor {
 }
 let cudnnTransformTensorEx$: typeof cudnnTransformTensorEx | undefined;
 /** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param transDesc in `const cudnnTensorTransformDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param transDesc in `const cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param srcDesc in `const cudnnTensorDescriptor_t`.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param srcData in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param destDesc in `const cudnnTensorDescriptor_t`.
+ * @param destDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param destData in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnntransformtensorex).
  * @deprecated The headers mark it deprecated. */

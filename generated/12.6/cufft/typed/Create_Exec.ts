@@ -29,7 +29,7 @@ function bind$cufftCreate(): typeof cufftCreate {
 }
 let cufftDestroy$c: NativeFunction | undefined;
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftDestroy(plan: T.cufftHandle): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftDestroy', 'plan', 'i32', plan);
@@ -38,9 +38,9 @@ export function cufftDestroy(plan: T.cufftHandle): void {
 }
 let cufftEstimate1d$: typeof cufftEstimate1d | undefined;
 /** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param nx in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): number {
@@ -68,9 +68,9 @@ function bind$cufftEstimate1d(): typeof cufftEstimate1d {
 }
 let cufftEstimate2d$: typeof cufftEstimate2d | undefined;
 /** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param type in `cufftType`.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): number {
@@ -98,10 +98,10 @@ function bind$cufftEstimate2d(): typeof cufftEstimate2d {
 }
 let cufftEstimate3d$: typeof cufftEstimate3d | undefined;
 /** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param nz in `int`.
- * @param type in `cufftType`.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param nz in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
@@ -130,16 +130,16 @@ function bind$cufftEstimate3d(): typeof cufftEstimate3d {
 }
 let cufftEstimateMany$: typeof cufftEstimateMany | undefined;
 /** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param rank in `int`.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `int *`: address or host buffer.
  * @param inembed in/out `int *`: address or host buffer.
- * @param istride in `int`.
- * @param idist in `int`.
+ * @param istride in `int`: a signed 32-bit integer.
+ * @param idist in `int`: a signed 32-bit integer.
  * @param onembed in/out `int *`: address or host buffer.
- * @param ostride in `int`.
- * @param odist in `int`.
- * @param type in `cufftType`.
- * @param batch in `int`.
+ * @param ostride in `int`: a signed 32-bit integer.
+ * @param odist in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
+ * @param batch in `int`: a signed 32-bit integer.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
@@ -174,10 +174,10 @@ function bind$cufftEstimateMany(): typeof cufftEstimateMany {
 }
 let cufftExecC2C$c: NativeFunction | undefined;
 /** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param idata in/out `cufftComplex *`: device memory.
  * @param odata out `cufftComplex *`: device memory.
- * @param direction in `int`.
+ * @param direction in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html).
  * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecC2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null, direction: number): void {
@@ -190,7 +190,7 @@ export function cufftExecC2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
 }
 let cufftExecC2R$c: NativeFunction | undefined;
 /** Wrapped by `FftPlan.inverse` (objects layer). `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param idata in/out `cufftComplex *`: device memory.
  * @param odata out `cufftReal *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html).
@@ -204,7 +204,7 @@ export function cufftExecC2R(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
 }
 let cufftExecD2Z$c: NativeFunction | undefined;
 /** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param idata in/out `cufftDoubleReal *`: device memory.
  * @param odata out `cufftDoubleComplex *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html).
@@ -218,7 +218,7 @@ export function cufftExecD2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
 }
 let cufftExecR2C$c: NativeFunction | undefined;
 /** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param idata in/out `cufftReal *`: device memory.
  * @param odata out `cufftComplex *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html).
@@ -232,7 +232,7 @@ export function cufftExecR2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
 }
 let cufftExecZ2D$c: NativeFunction | undefined;
 /** Wrapped by `FftPlan.inverse` (objects layer). `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param idata in/out `cufftDoubleComplex *`: device memory.
  * @param odata out `cufftDoubleReal *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html).
@@ -246,10 +246,10 @@ export function cufftExecZ2D(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
 }
 let cufftExecZ2Z$c: NativeFunction | undefined;
 /** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param idata in/out `cufftDoubleComplex *`: device memory.
  * @param odata out `cufftDoubleComplex *`: device memory.
- * @param direction in `int`.
+ * @param direction in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html).
  * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecZ2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null, direction: number): void {

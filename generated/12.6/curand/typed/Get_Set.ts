@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let curandGetDirectionVectors32$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param vectors in/out `curandDirectionVectors32_t **`: address or host buffer.
- * @param set in `curandDirectionVectorSet_t`.
+ * @param set in `curandDirectionVectorSet_t`: one of the {@link T.curandDirectionVectorSet_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors32', 'vectors', vectors, true);
@@ -22,7 +22,7 @@ export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDir
 let curandGetDirectionVectors64$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param vectors in/out `curandDirectionVectors64_t **`: address or host buffer.
- * @param set in `curandDirectionVectorSet_t`.
+ * @param set in `curandDirectionVectorSet_t`: one of the {@link T.curandDirectionVectorSet_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors64', 'vectors', vectors, true);
@@ -32,7 +32,7 @@ export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDir
 }
 let curandGetProperty$: typeof curandGetProperty | undefined;
 /** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetProperty(type: T.libraryPropertyType): number {
@@ -90,8 +90,8 @@ function bind$curandGetVersion(): typeof curandGetVersion {
 }
 let curandSetGeneratorOffset$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
- * @param offset in `unsigned long long`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
+ * @param offset in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, offset: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetGeneratorOffset', 'generator', generator, true) as typeof generator;
@@ -101,8 +101,8 @@ export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, 
 }
 let curandSetGeneratorOrdering$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
- * @param order in `curandOrdering_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
+ * @param order in `curandOrdering_t`: one of the {@link T.curandOrdering_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null, order: T.curandOrdering_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
@@ -112,8 +112,8 @@ export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null
 }
 let curandSetPseudoRandomGeneratorSeed$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
- * @param seed in `unsigned long long`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
+ * @param seed in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t | null, seed: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetPseudoRandomGeneratorSeed', 'generator', generator, true) as typeof generator;
@@ -123,8 +123,8 @@ export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_
 }
 let curandSetQuasiRandomGeneratorDimensions$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
- * @param num_dimensions in `unsigned int`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
+ * @param num_dimensions in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t | null, num_dimensions: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
@@ -134,8 +134,8 @@ export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGener
 }
 let curandSetStream$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
- * @param stream in `cudaStream_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetStream(generator: T.curandGenerator_t | null, stream: T.cudaStream_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetStream', 'generator', generator, true) as typeof generator;

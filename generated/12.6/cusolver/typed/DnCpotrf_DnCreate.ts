@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnCpotrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param Workspace in/out `cuComplex *`: device memory, `Lwork` elements of `cuComplex`.
  * @param Lwork in `int`: count of `Workspace` in elements of `cuComplex`.
  * @param devInfo out `int *`: device memory.
@@ -33,13 +33,13 @@ export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnCpotrfBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param Aarray in/out `cuComplex **`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param infoArray out `int *`: device memory.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.DeviceMemory | null, lda: number, infoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrfBatched', 'handle', handle, true) as typeof handle;
@@ -54,11 +54,11 @@ export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnCpotrf_bufferSize$: typeof cusolverDnCpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
@@ -83,11 +83,11 @@ function bind$cusolverDnCpotrf_bufferSize(): typeof cusolverDnCpotrf_bufferSize 
 }
 let cusolverDnCpotri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param devInfo out `int *`: device memory.
@@ -106,11 +106,11 @@ export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnCpotri_bufferSize$: typeof cusolverDnCpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
@@ -135,14 +135,14 @@ function bind$cusolverDnCpotri_bufferSize(): typeof cusolverDnCpotri_bufferSize 
 }
 let cusolverDnCpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
- * @param nrhs in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `cuComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param devInfo out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
@@ -160,16 +160,16 @@ export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnCpotrsBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
- * @param nrhs in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex **`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `cuComplex **`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param d_info out `int *`: device memory.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrsBatched', 'handle', handle, true) as typeof handle;

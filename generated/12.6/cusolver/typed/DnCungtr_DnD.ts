@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnCungtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuComplex *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
@@ -35,11 +35,11 @@ export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnCungtr_bufferSize$: typeof cusolverDnCungtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuComplex *`: device memory.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -66,17 +66,17 @@ function bind$cusolverDnCungtr_bufferSize(): typeof cusolverDnCungtr_bufferSize 
 }
 let cusolverDnCunmqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuComplex *`: device memory.
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param devInfo out `int *`: device memory.
@@ -101,17 +101,17 @@ export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnCunmqr_bufferSize$: typeof cusolverDnCunmqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuComplex *`: device memory.
  * @param C in `const cuComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
@@ -142,17 +142,17 @@ function bind$cusolverDnCunmqr_bufferSize(): typeof cusolverDnCunmqr_bufferSize 
 }
 let cusolverDnCunmtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in/out `cuComplex *`: device memory.
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param info out `int *`: device memory.
@@ -177,17 +177,17 @@ export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnCunmtr_bufferSize$: typeof cusolverDnCunmtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuComplex *`: device memory.
  * @param C in `const cuComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
@@ -218,16 +218,16 @@ function bind$cusolverDnCunmtr_bufferSize(): typeof cusolverDnCunmtr_bufferSize 
 }
 let cusolverDnDBgels$: typeof cusolverDnDBgels | undefined;
 /** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -263,16 +263,16 @@ function bind$cusolverDnDBgels(): typeof cusolverDnDBgels {
 }
 let cusolverDnDBgels_bufferSize$: typeof cusolverDnDBgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -309,16 +309,16 @@ function bind$cusolverDnDBgels_bufferSize(): typeof cusolverDnDBgels_bufferSize 
 }
 let cusolverDnDBgesv$: typeof cusolverDnDBgesv | undefined;
 /** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -354,16 +354,16 @@ function bind$cusolverDnDBgesv(): typeof cusolverDnDBgesv {
 }
 let cusolverDnDBgesv_bufferSize$: typeof cusolverDnDBgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -400,16 +400,16 @@ function bind$cusolverDnDBgesv_bufferSize(): typeof cusolverDnDBgesv_bufferSize 
 }
 let cusolverDnDDgels$: typeof cusolverDnDDgels | undefined;
 /** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -445,16 +445,16 @@ function bind$cusolverDnDDgels(): typeof cusolverDnDDgels {
 }
 let cusolverDnDDgels_bufferSize$: typeof cusolverDnDDgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -491,16 +491,16 @@ function bind$cusolverDnDDgels_bufferSize(): typeof cusolverDnDDgels_bufferSize 
 }
 let cusolverDnDDgesv$: typeof cusolverDnDDgesv | undefined;
 /** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -536,16 +536,16 @@ function bind$cusolverDnDDgesv(): typeof cusolverDnDDgesv {
 }
 let cusolverDnDDgesv_bufferSize$: typeof cusolverDnDDgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -582,16 +582,16 @@ function bind$cusolverDnDDgesv_bufferSize(): typeof cusolverDnDDgesv_bufferSize 
 }
 let cusolverDnDHgels$: typeof cusolverDnDHgels | undefined;
 /** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -627,16 +627,16 @@ function bind$cusolverDnDHgels(): typeof cusolverDnDHgels {
 }
 let cusolverDnDHgels_bufferSize$: typeof cusolverDnDHgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -673,16 +673,16 @@ function bind$cusolverDnDHgels_bufferSize(): typeof cusolverDnDHgels_bufferSize 
 }
 let cusolverDnDHgesv$: typeof cusolverDnDHgesv | undefined;
 /** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -718,16 +718,16 @@ function bind$cusolverDnDHgesv(): typeof cusolverDnDHgesv {
 }
 let cusolverDnDHgesv_bufferSize$: typeof cusolverDnDHgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -764,16 +764,16 @@ function bind$cusolverDnDHgesv_bufferSize(): typeof cusolverDnDHgesv_bufferSize 
 }
 let cusolverDnDSgels$: typeof cusolverDnDSgels | undefined;
 /** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -809,16 +809,16 @@ function bind$cusolverDnDSgels(): typeof cusolverDnDSgels {
 }
 let cusolverDnDSgels_bufferSize$: typeof cusolverDnDSgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -855,16 +855,16 @@ function bind$cusolverDnDSgels_bufferSize(): typeof cusolverDnDSgels_bufferSize 
 }
 let cusolverDnDSgesv$: typeof cusolverDnDSgesv | undefined;
 /** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -900,16 +900,16 @@ function bind$cusolverDnDSgesv(): typeof cusolverDnDSgesv {
 }
 let cusolverDnDSgesv_bufferSize$: typeof cusolverDnDSgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -946,16 +946,16 @@ function bind$cusolverDnDSgesv_bufferSize(): typeof cusolverDnDSgesv_bufferSize 
 }
 let cusolverDnDXgels$: typeof cusolverDnDXgels | undefined;
 /** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -991,16 +991,16 @@ function bind$cusolverDnDXgels(): typeof cusolverDnDXgels {
 }
 let cusolverDnDXgels_bufferSize$: typeof cusolverDnDXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -1037,16 +1037,16 @@ function bind$cusolverDnDXgels_bufferSize(): typeof cusolverDnDXgels_bufferSize 
 }
 let cusolverDnDXgesv$: typeof cusolverDnDXgesv | undefined;
 /** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -1082,16 +1082,16 @@ function bind$cusolverDnDXgesv(): typeof cusolverDnDXgesv {
 }
 let cusolverDnDXgesv_bufferSize$: typeof cusolverDnDXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `double *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `double *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `double *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */

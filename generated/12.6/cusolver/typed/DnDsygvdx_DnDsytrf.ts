@@ -10,20 +10,20 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnDsygvdx$: typeof cusolverDnDsygvdx | undefined;
 /** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param itype in `cusolverEigType_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param itype in `cusolverEigType_t`: one of the {@link T.cusolverEigType_t} values.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `double *`: device memory.
- * @param ldb in `int`.
- * @param vl in `double`.
- * @param vu in `double`.
- * @param il in `int`.
- * @param iu in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param vl in `double`: a number.
+ * @param vu in `double`: a number.
+ * @param il in `int`: a signed 32-bit integer.
+ * @param iu in `int`: a signed 32-bit integer.
  * @param W in/out `double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
@@ -65,20 +65,20 @@ function bind$cusolverDnDsygvdx(): typeof cusolverDnDsygvdx {
 }
 let cusolverDnDsygvdx_bufferSize$: typeof cusolverDnDsygvdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param itype in `cusolverEigType_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param itype in `cusolverEigType_t`: one of the {@link T.cusolverEigType_t} values.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const double *`: device memory.
- * @param ldb in `int`.
- * @param vl in `double`.
- * @param vu in `double`.
- * @param il in `int`.
- * @param iu in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
+ * @param vl in `double`: a number.
+ * @param vu in `double`: a number.
+ * @param il in `int`: a signed 32-bit integer.
+ * @param iu in `int`: a signed 32-bit integer.
  * @param W in `const double *`: device memory.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -115,20 +115,20 @@ function bind$cusolverDnDsygvdx_bufferSize(): typeof cusolverDnDsygvdx_bufferSiz
 }
 let cusolverDnDsygvj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param itype in `cusolverEigType_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param itype in `cusolverEigType_t`: one of the {@link T.cusolverEigType_t} values.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `double *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param W in/out `double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
  * @param info out `int *`: device memory.
- * @param params in `syevjInfo_t`.
+ * @param params in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsygvj', 'handle', handle, true) as typeof handle;
@@ -150,17 +150,17 @@ export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
 }
 let cusolverDnDsygvj_bufferSize$: typeof cusolverDnDsygvj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param itype in `cusolverEigType_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param itype in `cusolverEigType_t`: one of the {@link T.cusolverEigType_t} values.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const double *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param W in `const double *`: device memory.
- * @param params in `syevjInfo_t`.
+ * @param params in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
@@ -191,11 +191,11 @@ function bind$cusolverDnDsygvj_bufferSize(): typeof cusolverDnDsygvj_bufferSize 
 }
 let cusolverDnDsytrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param d in/out `double *`: device memory.
  * @param e in/out `double *`: device memory.
  * @param tau in/out `double *`: device memory.
@@ -220,11 +220,11 @@ export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytrd_bufferSize$: typeof cusolverDnDsytrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param d in `const double *`: device memory.
  * @param e in `const double *`: device memory.
  * @param tau in `const double *`: device memory.
@@ -255,11 +255,11 @@ function bind$cusolverDnDsytrd_bufferSize(): typeof cusolverDnDsytrd_bufferSize 
 }
 let cusolverDnDsytrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param ipiv in/out `int *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
@@ -280,10 +280,10 @@ export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytrf_bufferSize$: typeof cusolverDnDsytrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number): number {

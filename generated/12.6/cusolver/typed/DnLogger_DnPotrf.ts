@@ -44,7 +44,7 @@ export function cusolverDnLoggerSetFile(file: T.Pointer): void {
 }
 let cusolverDnLoggerSetLevel$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`.
+ * @param level in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusolverDnLoggerSetLevel', 'level', 'i32', level);
@@ -53,7 +53,7 @@ export function cusolverDnLoggerSetLevel(level: number): void {
 }
 let cusolverDnLoggerSetMask$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `int`.
+ * @param mask in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusolverDnLoggerSetMask', 'mask', 'i32', mask);
@@ -62,16 +62,16 @@ export function cusolverDnLoggerSetMask(mask: number): void {
 }
 let cusolverDnPotrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnPotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param pBuffer in/out `void *`: address or host buffer.
- * @param workspaceInBytes in `size_t`.
+ * @param workspaceInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -92,14 +92,14 @@ export function cusolverDnPotrf(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnPotrf_bufferSize$: typeof cusolverDnPotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */

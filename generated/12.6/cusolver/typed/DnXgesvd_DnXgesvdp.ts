@@ -10,24 +10,24 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnXgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeS in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeS in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param S in/out `void *`: device memory.
- * @param dataTypeU in `cudaDataType`.
+ * @param dataTypeU in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param U in/out `void *`: device memory.
- * @param ldu in `int64_t`.
- * @param dataTypeVT in `cudaDataType`.
+ * @param ldu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeVT in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param VT in/out `void *`: device memory.
- * @param ldvt in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldvt in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -64,24 +64,24 @@ export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXgesvd_bufferSize$: typeof cusolverDnXgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeS in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeS in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param S in `const void *`: device memory.
- * @param dataTypeU in `cudaDataType`.
+ * @param dataTypeU in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param U in `const void *`: device memory.
- * @param ldu in `int64_t`.
- * @param dataTypeVT in `cudaDataType`.
+ * @param ldu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeVT in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param VT in `const void *`: device memory.
- * @param ldvt in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldvt in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -120,8 +120,8 @@ function bind$cusolverDnXgesvd_bufferSize(): typeof cusolverDnXgesvd_bufferSize 
 }
 let cusolverDnXgesvdjGetResidual$: typeof cusolverDnXgesvdjGetResidual | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param info in `gesvdjInfo_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param info in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
  * @returns the value of `residual`: out `double *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
@@ -143,8 +143,8 @@ function bind$cusolverDnXgesvdjGetResidual(): typeof cusolverDnXgesvdjGetResidua
 }
 let cusolverDnXgesvdjGetSweeps$: typeof cusolverDnXgesvdjGetSweeps | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param info in `gesvdjInfo_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param info in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
  * @returns the value of `executed_sweeps`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
@@ -166,8 +166,8 @@ function bind$cusolverDnXgesvdjGetSweeps(): typeof cusolverDnXgesvdjGetSweeps {
 }
 let cusolverDnXgesvdjSetMaxSweeps$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `gesvdjInfo_t`.
- * @param max_sweeps in `int`.
+ * @param info in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
+ * @param max_sweeps in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t | null, max_sweeps: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetMaxSweeps', 'info', info, true) as typeof info;
@@ -177,8 +177,8 @@ export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t | null, max_s
 }
 let cusolverDnXgesvdjSetSortEig$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `gesvdjInfo_t`.
- * @param sort_svd in `int`.
+ * @param info in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
+ * @param sort_svd in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t | null, sort_svd: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetSortEig', 'info', info, true) as typeof info;
@@ -188,8 +188,8 @@ export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t | null, sort_sv
 }
 let cusolverDnXgesvdjSetTolerance$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `gesvdjInfo_t`.
- * @param tolerance in `double`.
+ * @param info in `gesvdjInfo_t`: an opaque handle, such as `cusolverDnCreateGesvdjInfo` returns.
+ * @param tolerance in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, tolerance: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetTolerance', 'info', info, true) as typeof info;
@@ -199,24 +199,24 @@ export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, toler
 }
 let cusolverDnXgesvdp$: typeof cusolverDnXgesvdp | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param econ in `int`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param econ in `int`: a signed 32-bit integer.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeS in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeS in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param S in/out `void *`: device memory.
- * @param dataTypeU in `cudaDataType`.
+ * @param dataTypeU in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param U in/out `void *`: device memory.
- * @param ldu in `int64_t`.
- * @param dataTypeV in `cudaDataType`.
+ * @param ldu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeV in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param V in/out `void *`: device memory.
- * @param ldv in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldv in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -265,24 +265,24 @@ function bind$cusolverDnXgesvdp(): typeof cusolverDnXgesvdp {
 }
 let cusolverDnXgesvdp_bufferSize$: typeof cusolverDnXgesvdp_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param econ in `int`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param econ in `int`: a signed 32-bit integer.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeS in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeS in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param S in `const void *`: device memory.
- * @param dataTypeU in `cudaDataType`.
+ * @param dataTypeU in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param U in `const void *`: device memory.
- * @param ldu in `int64_t`.
- * @param dataTypeV in `cudaDataType`.
+ * @param ldu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeV in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param V in `const void *`: device memory.
- * @param ldv in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldv in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {

@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnXsytrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param nrhs in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nrhs in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ipiv in `const int64_t *`: device memory.
- * @param dataTypeB in `cudaDataType`.
+ * @param dataTypeB in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param B in/out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -50,17 +50,17 @@ export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnXsytrs_bufferSize$: typeof cusolverDnXsytrs_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param nrhs in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nrhs in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ipiv in `const int64_t *`: device memory.
- * @param dataTypeB in `cudaDataType`.
+ * @param dataTypeB in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param B in/out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -92,13 +92,13 @@ function bind$cusolverDnXsytrs_bufferSize(): typeof cusolverDnXsytrs_bufferSize 
 }
 let cusolverDnXtrtri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -124,13 +124,13 @@ export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnXtrtri_bufferSize$: typeof cusolverDnXtrtri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param diag in `cublasDiagType_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param diag in `cublasDiagType_t`: one of the {@link T.cublasDiagType_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -158,16 +158,16 @@ function bind$cusolverDnXtrtri_bufferSize(): typeof cusolverDnXtrtri_bufferSize 
 }
 let cusolverDnZCgels$: typeof cusolverDnZCgels | undefined;
 /** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -203,16 +203,16 @@ function bind$cusolverDnZCgels(): typeof cusolverDnZCgels {
 }
 let cusolverDnZCgels_bufferSize$: typeof cusolverDnZCgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -249,16 +249,16 @@ function bind$cusolverDnZCgels_bufferSize(): typeof cusolverDnZCgels_bufferSize 
 }
 let cusolverDnZCgesv$: typeof cusolverDnZCgesv | undefined;
 /** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -294,16 +294,16 @@ function bind$cusolverDnZCgesv(): typeof cusolverDnZCgesv {
 }
 let cusolverDnZCgesv_bufferSize$: typeof cusolverDnZCgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -340,16 +340,16 @@ function bind$cusolverDnZCgesv_bufferSize(): typeof cusolverDnZCgesv_bufferSize 
 }
 let cusolverDnZEgels$: typeof cusolverDnZEgels | undefined;
 /** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -385,16 +385,16 @@ function bind$cusolverDnZEgels(): typeof cusolverDnZEgels {
 }
 let cusolverDnZEgels_bufferSize$: typeof cusolverDnZEgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -431,16 +431,16 @@ function bind$cusolverDnZEgels_bufferSize(): typeof cusolverDnZEgels_bufferSize 
 }
 let cusolverDnZEgesv$: typeof cusolverDnZEgesv | undefined;
 /** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -476,16 +476,16 @@ function bind$cusolverDnZEgesv(): typeof cusolverDnZEgesv {
 }
 let cusolverDnZEgesv_bufferSize$: typeof cusolverDnZEgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -522,16 +522,16 @@ function bind$cusolverDnZEgesv_bufferSize(): typeof cusolverDnZEgesv_bufferSize 
 }
 let cusolverDnZKgels$: typeof cusolverDnZKgels | undefined;
 /** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -567,16 +567,16 @@ function bind$cusolverDnZKgels(): typeof cusolverDnZKgels {
 }
 let cusolverDnZKgels_bufferSize$: typeof cusolverDnZKgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -613,16 +613,16 @@ function bind$cusolverDnZKgels_bufferSize(): typeof cusolverDnZKgels_bufferSize 
 }
 let cusolverDnZKgesv$: typeof cusolverDnZKgesv | undefined;
 /** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -658,16 +658,16 @@ function bind$cusolverDnZKgesv(): typeof cusolverDnZKgesv {
 }
 let cusolverDnZKgesv_bufferSize$: typeof cusolverDnZKgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -704,16 +704,16 @@ function bind$cusolverDnZKgesv_bufferSize(): typeof cusolverDnZKgesv_bufferSize 
 }
 let cusolverDnZYgels$: typeof cusolverDnZYgels | undefined;
 /** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -749,16 +749,16 @@ function bind$cusolverDnZYgels(): typeof cusolverDnZYgels {
 }
 let cusolverDnZYgels_bufferSize$: typeof cusolverDnZYgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -795,16 +795,16 @@ function bind$cusolverDnZYgels_bufferSize(): typeof cusolverDnZYgels_bufferSize 
 }
 let cusolverDnZYgesv$: typeof cusolverDnZYgesv | undefined;
 /** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -840,16 +840,16 @@ function bind$cusolverDnZYgesv(): typeof cusolverDnZYgesv {
 }
 let cusolverDnZYgesv_bufferSize$: typeof cusolverDnZYgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -886,16 +886,16 @@ function bind$cusolverDnZYgesv_bufferSize(): typeof cusolverDnZYgesv_bufferSize 
 }
 let cusolverDnZZgels$: typeof cusolverDnZZgels | undefined;
 /** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -931,16 +931,16 @@ function bind$cusolverDnZZgels(): typeof cusolverDnZZgels {
 }
 let cusolverDnZZgels_bufferSize$: typeof cusolverDnZZgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -977,16 +977,16 @@ function bind$cusolverDnZZgels_bufferSize(): typeof cusolverDnZZgels_bufferSize 
 }
 let cusolverDnZZgesv$: typeof cusolverDnZZgesv | undefined;
 /** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -1022,16 +1022,16 @@ function bind$cusolverDnZZgesv(): typeof cusolverDnZZgesv {
 }
 let cusolverDnZZgesv_bufferSize$: typeof cusolverDnZZgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `cuDoubleComplex *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dipiv in/out `cusolver_int_t *`: device memory.
  * @param dB in/out `cuDoubleComplex *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `cuDoubleComplex *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */

@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpCcsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param left_bottom_corner in `float2` by value.
- * @param right_upper_corner in `float2` by value.
+ * @param left_bottom_corner in `float2` by value: a {@link T.float2} object, its fields checked before the call.
+ * @param right_upper_corner in `float2` by value: a {@link T.float2} object, its fields checked before the call.
  * @param num_eigs in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
@@ -37,17 +37,17 @@ export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: n
 }
 let cusolverSpCcsreigvsi$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: device memory.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
- * @param mu0 in `float2` by value.
+ * @param mu0 in `float2` by value: a {@link T.float2} object, its fields checked before the call.
  * @param x0 in `const cuComplex *`: device memory.
- * @param maxite in `int`.
- * @param eps in `float`.
+ * @param maxite in `int`: a signed 32-bit integer.
+ * @param eps in `float`: a number (stored as a 32-bit float).
  * @param mu in/out `cuComplex *`: address or host buffer.
  * @param x in/out `cuComplex *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -70,17 +70,17 @@ export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
 }
 let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param mu0 in `float2` by value.
+ * @param mu0 in `float2` by value: a {@link T.float2} object, its fields checked before the call.
  * @param x0 in `const cuComplex *`: host memory.
- * @param maxite in `int`.
- * @param tol in `float`.
+ * @param maxite in `int`: a signed 32-bit integer.
+ * @param tol in `float`: a number (stored as a 32-bit float).
  * @param mu in/out `cuComplex *`: address or host buffer.
  * @param x in/out `cuComplex *`: host memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -103,16 +103,16 @@ export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
 }
 let cusolverSpCcsrlsqvqrHost$: typeof cusolverSpCcsrlsqvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const cuComplex *`: host memory.
- * @param tol in `float`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
  * @param x in/out `cuComplex *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `float *`: address or host buffer.
@@ -148,16 +148,16 @@ function bind$cusolverSpCcsrlsqvqrHost(): typeof cusolverSpCcsrlsqvqrHost {
 }
 let cusolverSpCcsrlsvchol$: typeof cusolverSpCcsrlsvchol | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const cuComplex *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
  * @param b in `const cuComplex *`: device memory.
- * @param tol in `float`.
- * @param reorder in `int`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -189,16 +189,16 @@ function bind$cusolverSpCcsrlsvchol(): typeof cusolverSpCcsrlsvchol {
 }
 let cusolverSpCcsrlsvcholHost$: typeof cusolverSpCcsrlsvcholHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const cuComplex *`: host memory.
  * @param csrRowPtr in `const int *`: host memory.
  * @param csrColInd in `const int *`: host memory.
  * @param b in `const cuComplex *`: host memory.
- * @param tol in `float`.
- * @param reorder in `int`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -230,16 +230,16 @@ function bind$cusolverSpCcsrlsvcholHost(): typeof cusolverSpCcsrlsvcholHost {
 }
 let cusolverSpCcsrlsvluHost$: typeof cusolverSpCcsrlsvluHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const cuComplex *`: host memory.
- * @param tol in `float`.
- * @param reorder in `int`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -271,16 +271,16 @@ function bind$cusolverSpCcsrlsvluHost(): typeof cusolverSpCcsrlsvluHost {
 }
 let cusolverSpCcsrlsvqr$: typeof cusolverSpCcsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const cuComplex *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
  * @param b in `const cuComplex *`: device memory.
- * @param tol in `float`.
- * @param reorder in `int`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -312,16 +312,16 @@ function bind$cusolverSpCcsrlsvqr(): typeof cusolverSpCcsrlsvqr {
 }
 let cusolverSpCcsrlsvqrHost$: typeof cusolverSpCcsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const cuComplex *`: host memory.
- * @param tol in `float`.
- * @param reorder in `int`.
+ * @param tol in `float`: a number (stored as a 32-bit float).
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `cuComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */

@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpDcsrlsqvqrHost$: typeof cusolverSpDcsrlsqvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const double *`: host memory.
- * @param tol in `double`.
+ * @param tol in `double`: a number.
  * @param x in/out `double *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `double *`: address or host buffer.
@@ -55,16 +55,16 @@ function bind$cusolverSpDcsrlsqvqrHost(): typeof cusolverSpDcsrlsqvqrHost {
 }
 let cusolverSpDcsrlsvchol$: typeof cusolverSpDcsrlsvchol | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const double *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
  * @param b in `const double *`: device memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: device memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -96,16 +96,16 @@ function bind$cusolverSpDcsrlsvchol(): typeof cusolverSpDcsrlsvchol {
 }
 let cusolverSpDcsrlsvcholHost$: typeof cusolverSpDcsrlsvcholHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const double *`: host memory.
  * @param csrRowPtr in `const int *`: host memory.
  * @param csrColInd in `const int *`: host memory.
  * @param b in `const double *`: host memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -137,16 +137,16 @@ function bind$cusolverSpDcsrlsvcholHost(): typeof cusolverSpDcsrlsvcholHost {
 }
 let cusolverSpDcsrlsvluHost$: typeof cusolverSpDcsrlsvluHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const double *`: host memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -178,16 +178,16 @@ function bind$cusolverSpDcsrlsvluHost(): typeof cusolverSpDcsrlsvluHost {
 }
 let cusolverSpDcsrlsvqr$: typeof cusolverSpDcsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const double *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
  * @param b in `const double *`: device memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: device memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -219,16 +219,16 @@ function bind$cusolverSpDcsrlsvqr(): typeof cusolverSpDcsrlsvqr {
 }
 let cusolverSpDcsrlsvqrHost$: typeof cusolverSpDcsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param b in `const double *`: host memory.
- * @param tol in `double`.
- * @param reorder in `int`.
+ * @param tol in `double`: a number.
+ * @param reorder in `int`: a signed 32-bit integer.
  * @param x in/out `double *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
@@ -260,16 +260,16 @@ function bind$cusolverSpDcsrlsvqrHost(): typeof cusolverSpDcsrlsvqrHost {
 }
 let cusolverSpDcsrqrBufferInfoBatched$: typeof cusolverSpDcsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const double *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
- * @param batchSize in `int`.
- * @param info in `csrqrInfo_t`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
@@ -300,18 +300,18 @@ function bind$cusolverSpDcsrqrBufferInfoBatched(): typeof cusolverSpDcsrqrBuffer
 }
 let cusolverSpDcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: device memory.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
  * @param b in `const double *`: device memory.
  * @param x in/out `double *`: device memory.
- * @param batchSize in `int`.
- * @param info in `csrqrInfo_t`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @param pBuffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {

@@ -10,13 +10,13 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseCnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param A in `const cuComplex *`: address or host buffer.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
@@ -35,14 +35,14 @@ export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparse
 }
 let cusparseCnnz_compress$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param descr in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param descr in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedValA in `const cuComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param nnzPerRow in/out `int *`: address or host buffer.
  * @param nnzC in/out `int *`: address or host buffer.
- * @param tol in `float2` by value.
+ * @param tol in `float2` by value: a {@link T.float2} object, its fields checked before the call.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
@@ -59,7 +59,7 @@ export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: numb
 }
 let cusparseConstBlockedEllGet$: typeof cusparseConstBlockedEllGet | undefined;
 /** `cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`: an opaque handle, such as `cusparseCreateConstBsr` returns.
  * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `const void **`; `ellValue`: out `const void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -88,7 +88,7 @@ function bind$cusparseConstBlockedEllGet(): typeof cusparseConstBlockedEllGet {
 }
 let cusparseConstCooGet$: typeof cusparseConstCooGet | undefined;
 /** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`: an opaque handle, such as `cusparseCreateConstBsr` returns.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `const void **`; `cooColInd`: out `const void **`; `cooValues`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -117,7 +117,7 @@ function bind$cusparseConstCooGet(): typeof cusparseConstCooGet {
 }
 let cusparseConstCscGet$: typeof cusparseConstCscGet | undefined;
 /** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`: an opaque handle, such as `cusparseCreateConstBsr` returns.
  * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `const void **`; `cscRowInd`: out `const void **`; `cscValues`: out `const void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -147,7 +147,7 @@ function bind$cusparseConstCscGet(): typeof cusparseConstCscGet {
 }
 let cusparseConstCsrGet$: typeof cusparseConstCsrGet | undefined;
 /** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`: an opaque handle, such as `cusparseCreateConstBsr` returns.
  * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `const void **`; `csrColInd`: out `const void **`; `csrValues`: out `const void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -177,7 +177,7 @@ function bind$cusparseConstCsrGet(): typeof cusparseConstCsrGet {
 }
 let cusparseConstDnMatGet$: typeof cusparseConstDnMatGet | undefined;
 /** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
+ * @param dnMatDescr in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
  * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `const void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
@@ -203,7 +203,7 @@ function bind$cusparseConstDnMatGet(): typeof cusparseConstDnMatGet {
 }
 let cusparseConstDnMatGetValues$: typeof cusparseConstDnMatGetValues | undefined;
 /** `cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
+ * @param dnMatDescr in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
  * @returns the value of `values`: out `const void **`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t | null): number {
@@ -229,7 +229,7 @@ function bind$cusparseConstDnMatGetValues(): typeof cusparseConstDnMatGetValues 
 }
 let cusparseConstDnVecGet$: typeof cusparseConstDnVecGet | undefined;
 /** `cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
+ * @param dnVecDescr in `cusparseConstDnVecDescr_t`: an opaque handle, such as `cusparseCreateConstDnVec` returns.
  * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `const void **`; `valueType`: out `cudaDataType *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
@@ -252,7 +252,7 @@ function bind$cusparseConstDnVecGet(): typeof cusparseConstDnVecGet {
 }
 let cusparseConstDnVecGetValues$: typeof cusparseConstDnVecGetValues | undefined;
 /** `cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t dnVecDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
+ * @param dnVecDescr in `cusparseConstDnVecDescr_t`: an opaque handle, such as `cusparseCreateConstDnVec` returns.
  * @returns the value of `values`: out `const void **`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstDnVecGetValues(dnVecDescr: T.cusparseConstDnVecDescr_t | null): number {
@@ -278,7 +278,7 @@ function bind$cusparseConstDnVecGetValues(): typeof cusparseConstDnVecGetValues 
 }
 let cusparseConstSpMatGetValues$: typeof cusparseConstSpMatGetValues | undefined;
 /** `cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t spMatDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`: an opaque handle, such as `cusparseCreateConstBsr` returns.
  * @returns the value of `values`: out `const void **`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
@@ -304,7 +304,7 @@ function bind$cusparseConstSpMatGetValues(): typeof cusparseConstSpMatGetValues 
 }
 let cusparseConstSpVecGet$: typeof cusparseConstSpVecGet | undefined;
 /** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`: an opaque handle, such as `cusparseCreateConstSpVec` returns.
  * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `const void **`; `values`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -331,7 +331,7 @@ function bind$cusparseConstSpVecGet(): typeof cusparseConstSpVecGet {
 }
 let cusparseConstSpVecGetValues$: typeof cusparseConstSpVecGetValues | undefined;
 /** `cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`: an opaque handle, such as `cusparseCreateConstSpVec` returns.
  * @returns the value of `values`: out `const void **`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t | null): number {

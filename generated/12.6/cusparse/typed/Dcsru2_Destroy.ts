@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseDcsru2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrVal in/out `double *`: address or host buffer.
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
- * @param info in `csru2csrInfo_t`.
+ * @param info in `csru2csrInfo_t`: an opaque handle, such as `cusparseCreateCsru2csrInfo` returns.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -38,14 +38,14 @@ export function cusparseDcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseDcsru2csr_bufferSizeExt$: typeof cusparseDcsru2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param csrVal in/out `double *`: address or host buffer.
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
- * @param info in `csru2csrInfo_t`.
+ * @param info in `csru2csrInfo_t`: an opaque handle, such as `cusparseCreateCsru2csrInfo` returns.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -79,10 +79,10 @@ function bind$cusparseDcsru2csr_bufferSizeExt(): typeof cusparseDcsru2csr_buffer
 }
 let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param matA in `cusparseConstDnMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param matA in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param alg in `cusparseDenseToSparseAlg_t`: one of the {@link T.cusparseDenseToSparseAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -96,10 +96,10 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
 }
 let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param matA in `cusparseConstDnMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param matA in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param alg in `cusparseDenseToSparseAlg_t`: one of the {@link T.cusparseDenseToSparseAlg_t} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
@@ -128,10 +128,10 @@ function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_b
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param matA in `cusparseConstDnMatDescr_t`.
- * @param matB in `cusparseSpMatDescr_t`.
- * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param matA in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
+ * @param matB in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param alg in `cusparseDenseToSparseAlg_t`: one of the {@link T.cusparseDenseToSparseAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -145,7 +145,7 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
 }
 let cusparseDestroy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
@@ -154,7 +154,7 @@ export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
 }
 let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsric02Info_t`.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
@@ -164,7 +164,7 @@ export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
 }
 let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrilu02Info_t`.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
@@ -174,7 +174,7 @@ export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void
 }
 let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrsm2Info_t`.
+ * @param info in `bsrsm2Info_t`: an opaque handle, such as `cusparseCreateBsrsm2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
@@ -184,7 +184,7 @@ export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
 }
 let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrsv2Info_t`.
+ * @param info in `bsrsv2Info_t`: an opaque handle, such as `cusparseCreateBsrsv2Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
@@ -194,7 +194,7 @@ export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
 }
 let cusparseDestroyColorInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `cusparseColorInfo_t`.
+ * @param info in `cusparseColorInfo_t`: an opaque handle, such as `cusparseCreateColorInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
@@ -204,7 +204,7 @@ export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): vo
 }
 let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csric02Info_t`.
+ * @param info in `csric02Info_t`: an opaque handle, such as `cusparseCreateCsric02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
@@ -214,7 +214,7 @@ export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
 }
 let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csrilu02Info_t`.
+ * @param info in `csrilu02Info_t`: an opaque handle, such as `cusparseCreateCsrilu02Info` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
@@ -224,7 +224,7 @@ export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void
 }
 let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csru2csrInfo_t`.
+ * @param info in `csru2csrInfo_t`: an opaque handle, such as `cusparseCreateCsru2csrInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
@@ -234,7 +234,7 @@ export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void
 }
 let cusparseDestroyDnMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
+ * @param dnMatDescr in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseConstDnMatDescr_t | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
@@ -243,7 +243,7 @@ export function cusparseDestroyDnMat(dnMatDescr: T.cusparseConstDnMatDescr_t | n
 }
 let cusparseDestroyDnVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
+ * @param dnVecDescr in `cusparseConstDnVecDescr_t`: an opaque handle, such as `cusparseCreateConstDnVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseConstDnVecDescr_t | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
@@ -252,7 +252,7 @@ export function cusparseDestroyDnVec(dnVecDescr: T.cusparseConstDnVecDescr_t | n
 }
 let cusparseDestroyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`.
+ * @param descrA in `cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
@@ -261,7 +261,7 @@ export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): vo
 }
 let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `pruneInfo_t`.
+ * @param info in `pruneInfo_t`: an opaque handle, such as `cusparseCreatePruneInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
@@ -271,7 +271,7 @@ export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
 }
 let cusparseDestroySpMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`: an opaque handle, such as `cusparseCreateConstBsr` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseConstSpMatDescr_t | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -280,7 +280,7 @@ export function cusparseDestroySpMat(spMatDescr: T.cusparseConstSpMatDescr_t | n
 }
 let cusparseDestroySpVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseConstSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`: an opaque handle, such as `cusparseCreateConstSpVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseConstSpVecDescr_t | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;

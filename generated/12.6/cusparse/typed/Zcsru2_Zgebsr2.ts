@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseZcsru2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrVal in/out `cuDoubleComplex *`: address or host buffer.
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
- * @param info in `csru2csrInfo_t`.
+ * @param info in `csru2csrInfo_t`: an opaque handle, such as `cusparseCreateCsru2csrInfo` returns.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -38,14 +38,14 @@ export function cusparseZcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseZcsru2csr_bufferSizeExt$: typeof cusparseZcsru2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
  * @param csrVal in/out `cuDoubleComplex *`: address or host buffer.
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
- * @param info in `csru2csrInfo_t`.
+ * @param info in `csru2csrInfo_t`: an opaque handle, such as `cusparseCreateCsru2csrInfo` returns.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -79,17 +79,17 @@ function bind$cusparseZcsru2csr_bufferSizeExt(): typeof cusparseZcsru2csr_buffer
 }
 let cusparseZgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param csrSortedValC in/out `cuDoubleComplex *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
@@ -115,20 +115,20 @@ export function cusparseZgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
 }
 let cusparseZgebsr2gebsc$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
  * @param bsrSortedVal in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @param bscVal in/out `cuDoubleComplex *`: address or host buffer.
  * @param bscRowInd in/out `int *`: address or host buffer.
  * @param bscColPtr in/out `int *`: address or host buffer.
- * @param copyValues in `cusparseAction_t`.
- * @param idxBase in `cusparseIndexBase_t`.
+ * @param copyValues in `cusparseAction_t`: one of the {@link T.cusparseAction_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
@@ -152,15 +152,15 @@ export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
 }
 let cusparseZgebsr2gebsc_bufferSize$: typeof cusparseZgebsr2gebsc_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
  * @param bsrSortedVal in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
@@ -189,15 +189,15 @@ function bind$cusparseZgebsr2gebsc_bufferSize(): typeof cusparseZgebsr2gebsc_buf
 }
 let cusparseZgebsr2gebsc_bufferSizeExt$: typeof cusparseZgebsr2gebsc_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
  * @param bsrSortedVal in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param rowBlockDim in `int`.
- * @param colBlockDim in `int`.
+ * @param rowBlockDim in `int`: a signed 32-bit integer.
+ * @param colBlockDim in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
@@ -231,23 +231,23 @@ function bind$cusparseZgebsr2gebsc_bufferSizeExt(): typeof cusparseZgebsr2gebsc_
 }
 let cusparseZgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDimA in `int`.
- * @param colBlockDimA in `int`.
- * @param descrC in `const cusparseMatDescr_t`.
+ * @param rowBlockDimA in `int`: a signed 32-bit integer.
+ * @param colBlockDimA in `int`: a signed 32-bit integer.
+ * @param descrC in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValC in/out `cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrC in/out `int *`: device memory.
  * @param bsrSortedColIndC in/out `int *`: device memory.
- * @param rowBlockDimC in `int`.
- * @param colBlockDimC in `int`.
+ * @param rowBlockDimC in `int`: a signed 32-bit integer.
+ * @param colBlockDimC in `int`: a signed 32-bit integer.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.DeviceMemory | null): void {
@@ -274,19 +274,19 @@ export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
 }
 let cusparseZgebsr2gebsr_bufferSize$: typeof cusparseZgebsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDimA in `int`.
- * @param colBlockDimA in `int`.
- * @param rowBlockDimC in `int`.
- * @param colBlockDimC in `int`.
+ * @param rowBlockDimA in `int`: a signed 32-bit integer.
+ * @param colBlockDimA in `int`: a signed 32-bit integer.
+ * @param rowBlockDimC in `int`: a signed 32-bit integer.
+ * @param colBlockDimC in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
@@ -319,19 +319,19 @@ function bind$cusparseZgebsr2gebsr_bufferSize(): typeof cusparseZgebsr2gebsr_buf
 }
 let cusparseZgebsr2gebsr_bufferSizeExt$: typeof cusparseZgebsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
- * @param rowBlockDimA in `int`.
- * @param colBlockDimA in `int`.
- * @param rowBlockDimC in `int`.
- * @param colBlockDimC in `int`.
+ * @param rowBlockDimA in `int`: a signed 32-bit integer.
+ * @param colBlockDimA in `int`: a signed 32-bit integer.
+ * @param rowBlockDimC in `int`: a signed 32-bit integer.
+ * @param colBlockDimC in `int`: a signed 32-bit integer.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {

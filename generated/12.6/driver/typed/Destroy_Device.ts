@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuDestroyExternalMemory$c: NativeFunction | undefined;
 /** API group `CUDA_EXTRES_INTEROP`. `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `CUexternalMemory`.
+ * @param extMem in `CUexternalMemory`: an opaque handle, such as `cuImportExternalMemory` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalMemory(extMem: T.CUexternalMemory | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cuDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
@@ -19,7 +19,7 @@ export function cuDestroyExternalMemory(extMem: T.CUexternalMemory | null): void
 }
 let cuDestroyExternalSemaphore$c: NativeFunction | undefined;
 /** API group `CUDA_EXTRES_INTEROP`. `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param extSem in `CUexternalSemaphore`.
+ * @param extSem in `CUexternalSemaphore`: an opaque handle, such as `cuImportExternalSemaphore` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cuDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
@@ -56,8 +56,8 @@ function bind$cuDevResourceGenerateDesc(): typeof cuDevResourceGenerateDesc {
 let cuDevSmResourceSplitByCount$: typeof cuDevSmResourceSplitByCount | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`; wrapped by `SmResource.split` (objects layer). `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param input in `const CUdevResource *`: a `CUdevResource_st` object or its bytes.
- * @param useFlags in `unsigned int`.
- * @param minCount in `unsigned int`.
+ * @param useFlags in `unsigned int`: an unsigned 32-bit integer.
+ * @param minCount in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ result, remaining }`: `result`: out array of `struct CUdevResource_st`: its length asked first through `nbGroups` (capacity/count pair); `remaining`: out `CUdevResource_st`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!SmResource#split | SmResource.split} (objects layer) */
@@ -90,8 +90,8 @@ function bind$cuDevSmResourceSplitByCount(): typeof cuDevSmResourceSplitByCount 
 }
 let cuDeviceCanAccessPeer$: typeof cuDeviceCanAccessPeer | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
- * @param peerDev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param peerDev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `canAccessPeer`: out `int *`.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
@@ -113,7 +113,7 @@ function bind$cuDeviceCanAccessPeer(): typeof cuDeviceCanAccessPeer {
 }
 let cuDeviceComputeCapability$: typeof cuDeviceComputeCapability | undefined;
 /** API group `CUDA_DEVICE_DEPRECATED`. `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -136,7 +136,7 @@ function bind$cuDeviceComputeCapability(): typeof cuDeviceComputeCapability {
 }
 let cuDeviceGet$: typeof cuDeviceGet | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ordinal in `int`.
+ * @param ordinal in `int`: a signed 32-bit integer.
  * @returns the value of `device`: out `CUdevice *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(ordinal: number): number {
@@ -157,8 +157,8 @@ function bind$cuDeviceGet(): typeof cuDeviceGet {
 }
 let cuDeviceGetAttribute$: typeof cuDeviceGetAttribute | undefined;
 /** API group `CUDA_DEVICE`; wrapped by `Device.attribute` (objects layer). `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUdevice_attribute`.
- * @param dev in `CUdevice`.
+ * @param attrib in `CUdevice_attribute`: one of the {@link T.CUdevice_attribute} values.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pi`: out `int *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#attribute | Device.attribute} (objects layer) */
@@ -222,7 +222,7 @@ function bind$cuDeviceGetCount(): typeof cuDeviceGetCount {
 }
 let cuDeviceGetDefaultMemPool$: typeof cuDeviceGetDefaultMemPool | undefined;
 /** API group `CUDA_DEVICE`; wrapped by `MemoryPool.default` (objects layer). `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!MemoryPool.default | MemoryPool.default} (objects layer) */
@@ -249,8 +249,8 @@ function bind$cuDeviceGetDefaultMemPool(): typeof cuDeviceGetDefaultMemPool {
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
- * @param type in `CUdevResourceType`.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param type in `CUdevResourceType`: one of the {@link T.CUdevResourceType} values.
  * @returns the value of `resource`: out `CUdevResource_st`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType): T.CUdevResource_st {
@@ -263,8 +263,8 @@ export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType
 }
 let cuDeviceGetExecAffinitySupport$: typeof cuDeviceGetExecAffinitySupport | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `CUexecAffinityType`.
- * @param dev in `CUdevice`.
+ * @param type in `CUexecAffinityType`: one of the {@link T.CUexecAffinityType} values.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pi`: out `int *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
@@ -286,7 +286,7 @@ function bind$cuDeviceGetExecAffinitySupport(): typeof cuDeviceGetExecAffinitySu
 }
 let cuDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @param attr in `CUgraphMem_attribute`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
@@ -301,7 +301,7 @@ export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_
 }
 let cuDeviceGetLuid$: typeof cuDeviceGetLuid | undefined;
 /** API group `CUDA_DEVICE`; wrapped by `Device.luid` (objects layer). `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns `{ luid, deviceNodeMask }`: `luid`: out array of `u8`, `8` long; `deviceNodeMask`: out `unsigned int *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#luid | Device.luid} (objects layer) */
@@ -324,7 +324,7 @@ function bind$cuDeviceGetLuid(): typeof cuDeviceGetLuid {
 }
 let cuDeviceGetMemPool$: typeof cuDeviceGetMemPool | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pool`: out `CUmemoryPool *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
@@ -351,7 +351,7 @@ function bind$cuDeviceGetMemPool(): typeof cuDeviceGetMemPool {
 let cuDeviceGetName$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE`; wrapped by `Device.name` (objects layer). `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param len in `int`: capacity of `name` in bytes.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `name`: out text (`char *`, length `len`).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#name | Device.name} (objects layer) */
@@ -366,8 +366,8 @@ export function cuDeviceGetName(len: number, dev: number): string {
 let cuDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvSciSyncAttrList in/out `void *`: address or host buffer.
- * @param dev in `CUdevice`.
- * @param flags in `int`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param flags in `int`: a signed 32-bit integer.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): void {
   pointerArg('cuDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
@@ -378,9 +378,9 @@ export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev
 }
 let cuDeviceGetP2PAttribute$: typeof cuDeviceGetP2PAttribute | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUdevice_P2PAttribute`.
- * @param srcDevice in `CUdevice`.
- * @param dstDevice in `CUdevice`.
+ * @param attrib in `CUdevice_P2PAttribute`: one of the {@link T.CUdevice_P2PAttribute} values.
+ * @param srcDevice in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param dstDevice in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `value`: out `int *`.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
@@ -404,7 +404,7 @@ function bind$cuDeviceGetP2PAttribute(): typeof cuDeviceGetP2PAttribute {
 let cuDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`; wrapped by `Device.pciBusId` (objects layer). `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param len in `int`: capacity of `pciBusId` in bytes.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pciBusId`: out text (`char *`, length `len`).
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Device#pciBusId | Device.pciBusId} (objects layer) */
@@ -418,7 +418,7 @@ export function cuDeviceGetPCIBusId(len: number, dev: number): string {
 }
 let cuDeviceGetProperties$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE_DEPRECATED`. `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `prop`: out `CUdevprop_st`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -431,9 +431,9 @@ export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
 }
 let cuDeviceGetTexture1DLinearMaxWidth$: typeof cuDeviceGetTexture1DLinearMaxWidth | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param format in `CUarray_format`.
- * @param numChannels in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param format in `CUarray_format`: one of the {@link T.CUarray_format} values.
+ * @param numChannels in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `maxWidthInElements`: out `size_t *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
@@ -461,7 +461,7 @@ function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DL
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE`; wrapped by `Device.uuid` (objects layer). `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `uuid`: out `CUuuid_st`.
  * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#uuid | Device.uuid} (objects layer) */
@@ -474,7 +474,7 @@ export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
 }
 let cuDeviceGetUuid_v2$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `uuid`: out `CUuuid_st`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
@@ -486,7 +486,7 @@ export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
 }
 let cuDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGraphMemTrim', 'device', 'i32', device);
@@ -495,7 +495,7 @@ export function cuDeviceGraphMemTrim(device: number): void {
 }
 let cuDevicePrimaryCtxGetState$: typeof cuDevicePrimaryCtxGetState | undefined;
 /** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns `{ flags, active }`: `flags`: out `unsigned int *`; `active`: out `int *`.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
@@ -517,7 +517,7 @@ function bind$cuDevicePrimaryCtxGetState(): typeof cuDevicePrimaryCtxGetState {
 }
 let cuDevicePrimaryCtxRelease$c: NativeFunction | undefined;
 /** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxRelease(dev: number): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRelease', 'dev', 'i32', dev);
@@ -526,7 +526,7 @@ export function cuDevicePrimaryCtxRelease(dev: number): void {
 }
 let cuDevicePrimaryCtxReset$c: NativeFunction | undefined;
 /** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxReset(dev: number): void {
   assertMayBlock('cuDevicePrimaryCtxReset');
@@ -536,7 +536,7 @@ export function cuDevicePrimaryCtxReset(dev: number): void {
 }
 let cuDevicePrimaryCtxRetain$: typeof cuDevicePrimaryCtxRetain | undefined;
 /** API group `CUDA_PRIMARY_CTX`; wrapped by `Context.primary` (objects layer). `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html).
  * @see {@link cuda-ts/objects!Context.primary | Context.primary} (objects layer) */
@@ -563,8 +563,8 @@ function bind$cuDevicePrimaryCtxRetain(): typeof cuDevicePrimaryCtxRetain {
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
 /** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
- * @param flags in `unsigned int`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxSetFlags', 'dev', 'i32', dev);
@@ -574,7 +574,7 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
 }
 let cuDeviceRegisterAsyncNotification$: typeof cuDeviceRegisterAsyncNotification | undefined;
 /** API group `CUDA_MEM`. `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @param callbackFunc in C callback `CUasyncCallback`.
  * @param userData in/out `void *`: address or host buffer.
  * @returns the value of `callback`: out `CUasyncCallbackHandle *`.
@@ -604,7 +604,7 @@ function bind$cuDeviceRegisterAsyncNotification(): typeof cuDeviceRegisterAsyncN
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @param attr in `CUgraphMem_attribute`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
@@ -618,8 +618,8 @@ export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_
 }
 let cuDeviceSetMemPool$c: NativeFunction | undefined;
 /** API group `CUDA_DEVICE`. `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
- * @param pool in `CUmemoryPool`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
@@ -629,7 +629,7 @@ export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): vo
 }
 let cuDeviceTotalMem$: typeof cuDeviceTotalMem | undefined;
 /** API group `CUDA_DEVICE`; wrapped by `Device.totalMemory` (objects layer). `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `bytes`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#totalMemory | Device.totalMemory} (objects layer) */
@@ -656,8 +656,8 @@ function bind$cuDeviceTotalMem(): typeof cuDeviceTotalMem {
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
- * @param callback in `CUasyncCallbackHandle`.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param callback in `CUasyncCallbackHandle`: an opaque handle, such as `cuDeviceRegisterAsyncNotification` returns.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceUnregisterAsyncNotification', 'device', 'i32', device);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphEventRecordNodeGetEvent$: typeof cuGraphEventRecordNodeGetEvent | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `event_out`: out `CUevent *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
@@ -36,8 +36,8 @@ function bind$cuGraphEventRecordNodeGetEvent(): typeof cuGraphEventRecordNodeGet
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
- * @param event in `CUevent`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -47,7 +47,7 @@ export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, even
 }
 let cuGraphEventWaitNodeGetEvent$: typeof cuGraphEventWaitNodeGetEvent | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `event_out`: out `CUevent *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
@@ -73,8 +73,8 @@ function bind$cuGraphEventWaitNodeGetEvent(): typeof cuGraphEventWaitNodeGetEven
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
- * @param event in `CUevent`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -84,8 +84,8 @@ export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event:
 }
 let cuGraphExecBatchMemOpNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
@@ -97,9 +97,9 @@ export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | n
 }
 let cuGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
- * @param childGraph in `CUgraph`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param childGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, childGraph: T.CUgraph | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -110,7 +110,7 @@ export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | n
 }
 let cuGraphExecDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecDestroy', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -119,9 +119,9 @@ export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec | null): void {
 }
 let cuGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
- * @param event in `CUevent`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -132,9 +132,9 @@ export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | n
 }
 let cuGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
- * @param event in `CUevent`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -145,8 +145,8 @@ export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | nul
 }
 let cuGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
@@ -158,8 +158,8 @@ export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.C
 }
 let cuGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
@@ -171,7 +171,7 @@ export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUg
 }
 let cuGraphExecGetFlags$: typeof cuGraphExecGetFlags | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
  * @returns the value of `flags`: out `cuuint64_t *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
@@ -192,8 +192,8 @@ function bind$cuGraphExecGetFlags(): typeof cuGraphExecGetFlags {
 }
 let cuGraphExecHostNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
@@ -205,8 +205,8 @@ export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, h
 }
 let cuGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
  * @remarks Since CUDA 10.1 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
@@ -218,10 +218,10 @@ export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null,
 }
 let cuGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -233,10 +233,10 @@ export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null,
 }
 let cuGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -248,8 +248,8 @@ export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null,
 }
 let cuGraphExecNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
  * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {
@@ -261,8 +261,8 @@ export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode
 }
 let cuGraphExecUpdate$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `GraphExec.update` (objects layer). `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hGraph in `CUgraph`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `resultInfo`: out `CUgraphExecUpdateResultInfo_st`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#update | GraphExec.update} (objects layer) */

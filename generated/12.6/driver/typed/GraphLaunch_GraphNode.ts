@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphLaunch$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `GraphExec.launch` (objects layer). `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hStream in `CUstream`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#launch | GraphExec.launch} (objects layer) */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
@@ -22,7 +22,7 @@ export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstr
 }
 let cuGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `params_out`: out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
@@ -34,7 +34,7 @@ export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUD
 }
 let cuGraphMemFreeNodeGetParams$: typeof cuGraphMemFreeNodeGetParams | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `dptr_out`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUdeviceptr {
@@ -60,7 +60,7 @@ function bind$cuGraphMemFreeNodeGetParams(): typeof cuGraphMemFreeNodeGetParams 
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `nodeParams`: out `CUDA_MEMCPY3D_st`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMCPY3D_st {
@@ -72,7 +72,7 @@ export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
 }
 let cuGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMCPY3D_st | Uint8Array): void {
@@ -83,7 +83,7 @@ export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodePara
 }
 let cuGraphMemsetNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `nodeParams`: out `CUDA_MEMSET_NODE_PARAMS_st`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMSET_NODE_PARAMS_st {
@@ -95,7 +95,7 @@ export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
 }
 let cuGraphMemsetNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array): void {
@@ -106,8 +106,8 @@ export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodePara
 }
 let cuGraphNodeFindInClone$: typeof cuGraphNodeFindInClone | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hOriginalNode in `CUgraphNode`.
- * @param hClonedGraph in `CUgraph`.
+ * @param hOriginalNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param hClonedGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `phNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClonedGraph: T.CUgraph | null): T.CUgraphNode {
@@ -134,7 +134,7 @@ function bind$cuGraphNodeFindInClone(): typeof cuGraphNodeFindInClone {
 }
 let cuGraphNodeGetDependencies$: typeof cuGraphNodeGetDependencies | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
@@ -163,7 +163,7 @@ function bind$cuGraphNodeGetDependencies(): typeof cuGraphNodeGetDependencies {
 }
 let cuGraphNodeGetDependencies_v2$: typeof cuGraphNodeGetDependencies_v2 | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns `{ dependencies, edgeData }`: `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair); `edgeData`: out `CUgraphEdgeData_st`.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode | null): { dependencies: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
@@ -193,7 +193,7 @@ function bind$cuGraphNodeGetDependencies_v2(): typeof cuGraphNodeGetDependencies
 }
 let cuGraphNodeGetDependentNodes$: typeof cuGraphNodeGetDependentNodes | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
@@ -222,7 +222,7 @@ function bind$cuGraphNodeGetDependentNodes(): typeof cuGraphNodeGetDependentNode
 }
 let cuGraphNodeGetDependentNodes_v2$: typeof cuGraphNodeGetDependentNodes_v2 | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns `{ dependentNodes, edgeData }`: `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair); `edgeData`: out `CUgraphEdgeData_st`.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode | null): { dependentNodes: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
@@ -252,8 +252,8 @@ function bind$cuGraphNodeGetDependentNodes_v2(): typeof cuGraphNodeGetDependentN
 }
 let cuGraphNodeGetEnabled$: typeof cuGraphNodeGetEnabled | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `isEnabled`: out `unsigned int *`.
  * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): number {
@@ -275,7 +275,7 @@ function bind$cuGraphNodeGetEnabled(): typeof cuGraphNodeGetEnabled {
 }
 let cuGraphNodeGetType$: typeof cuGraphNodeGetType | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `type`: out `CUgraphNodeType *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeType {
@@ -296,9 +296,9 @@ function bind$cuGraphNodeGetType(): typeof cuGraphNodeGetType {
 }
 let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hNode in `CUgraphNode`.
- * @param isEnabled in `unsigned int`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param isEnabled in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -309,7 +309,7 @@ export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T
 }
 let cuGraphNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
  * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {

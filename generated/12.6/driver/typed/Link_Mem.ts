@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuLinkAddData$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
- * @param type in `CUjitInputType`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
+ * @param type in `CUjitInputType`: one of the {@link T.CUjitInputType} values.
  * @param data in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `data` in bytes.
  * @param name in string (`const char *`); null allowed.
@@ -33,8 +33,8 @@ export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputTyp
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
- * @param type in `CUjitInputType`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
+ * @param type in `CUjitInputType`: one of the {@link T.CUjitInputType} values.
  * @param path in string (`const char *`).
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
@@ -51,7 +51,7 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
 }
 let cuLinkComplete$: typeof cuLinkComplete | undefined;
 /** API group `CUDA_MODULE`; wrapped by `Linker.complete` (objects layer). `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
  * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
@@ -103,7 +103,7 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
@@ -112,8 +112,8 @@ export function cuLinkDestroy(state: T.CUlinkState | null): void {
 }
 let cuMemAddressFree$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
@@ -123,10 +123,10 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
 }
 let cuMemAddressReserve$: typeof cuMemAddressReserve | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param alignment in `size_t`.
- * @param addr in `CUdeviceptr`.
- * @param flags in `unsigned long long`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param alignment in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param addr in `CUdeviceptr`: a device address.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
@@ -155,10 +155,10 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
 }
 let cuMemAdvise$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.advise` (objects layer). `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
- * @param advice in `CUmem_advise`.
- * @param device in `CUdevice`.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param advice in `CUmem_advise`: one of the {@link T.CUmem_advise} values.
+ * @param device in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): void {
@@ -171,10 +171,10 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
 }
 let cuMemAdvise_v2$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
- * @param advice in `CUmem_advise`.
- * @param location in `CUmemLocation_st` by value.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param advice in `CUmem_advise`: one of the {@link T.CUmem_advise} values.
+ * @param location in `CUmemLocation_st` by value: a {@link T.CUmemLocation_st} object, its fields checked before the call.
  * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise_v2', 'devPtr', devPtr, false) as typeof devPtr;
@@ -186,7 +186,7 @@ export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.
 }
 let cuMemAlloc$: typeof cuMemAlloc | undefined;
 /** API group `CUDA_MEM`; wrapped by `DeviceBuffer.alloc` (objects layer). `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!DeviceBuffer.alloc | DeviceBuffer.alloc} (objects layer) */
@@ -213,8 +213,8 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
 }
 let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param hStream in `CUstream`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
@@ -241,9 +241,9 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
 }
 let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param pool in `CUmemoryPool`.
- * @param hStream in `CUstream`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
@@ -271,7 +271,7 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
 }
 let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pp`: out `void **`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
@@ -297,8 +297,8 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
 }
 let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
 /** API group `CUDA_MEM`; wrapped by `ManagedBuffer.alloc` (objects layer). `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param flags in `unsigned int`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
@@ -326,9 +326,9 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
 }
 let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param WidthInBytes in `size_t`.
- * @param Height in `size_t`.
- * @param ElementSizeBytes in `unsigned int`.
+ * @param WidthInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ElementSizeBytes in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
@@ -352,9 +352,9 @@ function bind$cuMemAllocPitch(): typeof cuMemAllocPitch {
 }
 let cuMemCreate$: typeof cuMemCreate | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
- * @param flags in `unsigned long long`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
@@ -378,9 +378,9 @@ function bind$cuMemCreate(): typeof cuMemCreate {
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle out `void *`: address or host buffer.
- * @param handle in `CUmemGenericAllocationHandle`.
- * @param handleType in `CUmemAllocationHandleType`.
- * @param flags in `unsigned long long`.
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param handleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
@@ -392,7 +392,7 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
 }
 let cuMemFree$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
@@ -402,8 +402,8 @@ export function cuMemFree(dptr: T.CUdeviceptr): void {
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
- * @param hStream in `CUstream`.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
@@ -424,7 +424,7 @@ export function cuMemFreeHost(p: T.Pointer): void {
 let cuMemGetAccess$: typeof cuMemGetAccess | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @returns the value of `flags`: out `unsigned long long *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
@@ -446,7 +446,7 @@ function bind$cuMemGetAccess(): typeof cuMemGetAccess {
 }
 let cuMemGetAddressRange$: typeof cuMemGetAddressRange | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
@@ -469,7 +469,7 @@ function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
 let cuMemGetAllocationGranularity$: typeof cuMemGetAllocationGranularity | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
- * @param option in `CUmemAllocationGranularity_flags`.
+ * @param option in `CUmemAllocationGranularity_flags`: one of the {@link T.CUmemAllocationGranularity_flags} values.
  * @returns the value of `granularity`: out `size_t *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
@@ -496,7 +496,7 @@ function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranular
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUmemGenericAllocationHandle`.
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `prop`: out `CUmemAllocationProp_st`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
@@ -508,10 +508,10 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
 }
 let cuMemGetHandleForAddressRange$: typeof cuMemGetHandleForAddressRange | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
- * @param size in `size_t`.
- * @param handleType in `CUmemRangeHandleType`.
- * @param flags in `unsigned long long`.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param handleType in `CUmemRangeHandleType`: one of the {@link T.CUmemRangeHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `handle`: out `void *`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
@@ -556,8 +556,8 @@ function bind$cuMemGetInfo(): typeof cuMemGetInfo {
 }
 let cuMemHostAlloc$: typeof cuMemHostAlloc | undefined;
 /** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.alloc` (objects layer). `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param Flags in `unsigned int`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pp`: out `void **`.
  * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
@@ -586,7 +586,7 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
 let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
 /** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.devicePointer` (objects layer). `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @param Flags in `unsigned int`.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
@@ -636,8 +636,8 @@ function bind$cuMemHostGetFlags(): typeof cuMemHostGetFlags {
 let cuMemHostRegister$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @param bytesize in `size_t`.
- * @param Flags in `unsigned int`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
@@ -658,7 +658,7 @@ export function cuMemHostUnregister(p: T.Pointer): void {
 let cuMemImportFromShareableHandle$: typeof cuMemImportFromShareableHandle | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param osHandle in/out `void *`: address or host buffer.
- * @param shHandleType in `CUmemAllocationHandleType`.
+ * @param shHandleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
@@ -680,11 +680,11 @@ function bind$cuMemImportFromShareableHandle(): typeof cuMemImportFromShareableH
 }
 let cuMemMap$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
- * @param offset in `size_t`.
- * @param handle in `CUmemGenericAllocationHandle`.
- * @param flags in `unsigned long long`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
@@ -698,7 +698,7 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mapInfoList in array of `struct CUarrayMapInfo_st`; its length is passed as `count`.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
@@ -736,7 +736,7 @@ function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
@@ -745,7 +745,7 @@ export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
 }
 let cuMemPoolExportPointer$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @returns the value of `shareData_out`: out `CUmemPoolPtrExportData_st`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
@@ -758,9 +758,9 @@ export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
 let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle_out out `void *`: address or host buffer.
- * @param pool in `CUmemoryPool`.
- * @param handleType in `CUmemAllocationHandleType`.
- * @param flags in `unsigned long long`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
+ * @param handleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
@@ -772,7 +772,7 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
 }
 let cuMemPoolGetAccess$: typeof cuMemPoolGetAccess | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `CUmemoryPool`.
+ * @param memPool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @returns the value of `flags`: out `CUmemAccess_flags *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -795,7 +795,7 @@ function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param attr in `CUmemPool_attribute`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -811,8 +811,8 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
 let cuMemPoolImportFromShareableHandle$: typeof cuMemPoolImportFromShareableHandle | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in/out `void *`: address or host buffer.
- * @param handleType in `CUmemAllocationHandleType`.
- * @param flags in `unsigned long long`.
+ * @param handleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
@@ -840,7 +840,7 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
 }
 let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
  * @returns the value of `ptr_out`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -868,7 +868,7 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
@@ -880,7 +880,7 @@ export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param attr in `CUmemPool_attribute`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -894,8 +894,8 @@ export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
 }
 let cuMemPoolTrimTo$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`; wrapped by `MemoryPool.trim` (objects layer). `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
- * @param minBytesToKeep in `size_t`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
+ * @param minBytesToKeep in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
@@ -906,10 +906,10 @@ export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.I
 }
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.prefetch` (objects layer). `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
- * @param dstDevice in `CUdevice`.
- * @param hStream in `CUstream`.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param dstDevice in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream | null): void {
@@ -922,11 +922,11 @@ export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDev
 }
 let cuMemPrefetchAsync_v2$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
- * @param location in `CUmemLocation_st` by value.
- * @param flags in `unsigned int`.
- * @param hStream in `CUstream`.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param location in `CUmemLocation_st` by value: a {@link T.CUmemLocation_st} object, its fields checked before the call.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync_v2', 'devPtr', devPtr, false) as typeof devPtr;
@@ -941,9 +941,9 @@ let cuMemRangeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void *`: address or host buffer covering `dataSize` bytes.
  * @param dataSize in `size_t`: size of `data` in bytes.
- * @param attribute in `CUmem_range_attribute`.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
+ * @param attribute in `CUmem_range_attribute`: one of the {@link T.CUmem_range_attribute} values.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
@@ -960,8 +960,8 @@ let cuMemRangeGetAttributes$c: NativeFunction | undefined;
  * @param data in/out `void **`: address or host buffer.
  * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
  * @param attributes in array of `CUmem_range_attribute`; its length is passed as `numAttributes`.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
@@ -975,7 +975,7 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
 }
 let cuMemRelease$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUmemGenericAllocationHandle`.
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemRelease', 'handle', handle, false);
@@ -1005,8 +1005,8 @@ function bind$cuMemRetainAllocationHandle(): typeof cuMemRetainAllocationHandle 
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
@@ -1019,8 +1019,8 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly
 }
 let cuMemUnmap$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemcpy$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUdeviceptr`.
- * @param src in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param dst in `CUdeviceptr`: a device address.
+ * @param src in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpy');
@@ -24,10 +24,10 @@ export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.In
 }
 let cuMemcpyAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUdeviceptr`.
- * @param src in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dst in `CUdeviceptr`: a device address.
+ * @param src in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuMemcpyAsync', 'dst', dst, false) as typeof dst;
@@ -39,11 +39,11 @@ export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount:
 }
 let cuMemcpyAtoA$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
- * @param ByteCount in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoA');
@@ -57,10 +57,10 @@ export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
 }
 let cuMemcpyAtoD$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
- * @param ByteCount in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoD');
@@ -74,8 +74,8 @@ export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | nul
 let cuMemcpyAtoH$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
@@ -91,10 +91,10 @@ export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, src
 let cuMemcpyAtoHAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
@@ -108,10 +108,10 @@ export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null
 }
 let cuMemcpyDtoA$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
- * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoA');
@@ -124,9 +124,9 @@ export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
 }
 let cuMemcpyDtoD$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoD');
@@ -138,10 +138,10 @@ export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr,
 }
 let cuMemcpyDtoDAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyDtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -154,7 +154,7 @@ export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdevic
 let cuMemcpyDtoH$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcDevice in `CUdeviceptr`.
+ * @param srcDevice in `CUdeviceptr`: a device address.
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
@@ -169,9 +169,9 @@ export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteC
 let cuMemcpyDtoHAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcDevice in `CUdeviceptr`.
+ * @param srcDevice in `CUdeviceptr`: a device address.
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
@@ -184,8 +184,8 @@ export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, 
 }
 let cuMemcpyHtoA$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
@@ -201,11 +201,11 @@ export function cuMemcpyHtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
 }
 let cuMemcpyHtoAAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyHtoAAsync', 'dstArray', dstArray, true) as typeof dstArray;
@@ -219,7 +219,7 @@ export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64
 }
 let cuMemcpyHtoD$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
@@ -234,10 +234,10 @@ export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteC
 }
 let cuMemcpyHtoDAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyHtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -250,11 +250,11 @@ export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, 
 }
 let cuMemcpyPeer$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstContext in `CUcontext`.
- * @param srcDevice in `CUdeviceptr`.
- * @param srcContext in `CUcontext`.
- * @param ByteCount in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param srcContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyPeer');
@@ -268,12 +268,12 @@ export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext |
 }
 let cuMemcpyPeerAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstContext in `CUcontext`.
- * @param srcDevice in `CUdeviceptr`.
- * @param srcContext in `CUcontext`.
- * @param ByteCount in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param srcContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyPeerAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;

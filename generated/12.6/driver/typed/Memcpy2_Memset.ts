@@ -21,7 +21,7 @@ export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
 let cuMemcpy2DAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy2DAsync', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
@@ -52,7 +52,7 @@ export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
 let cuMemcpy3DAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DAsync', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
@@ -73,7 +73,7 @@ export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): voi
 let cuMemcpy3DPeerAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D_PEER *`: a `CUDA_MEMCPY3D_PEER_st` object or its bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DPeerAsync', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
@@ -83,9 +83,9 @@ export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array,
 }
 let cuMemsetD16$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param us in `unsigned short`.
- * @param N in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param us in `unsigned short`: an unsigned 16-bit integer.
+ * @param N in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD16');
@@ -97,10 +97,10 @@ export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): v
 }
 let cuMemsetD16Async$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param us in `unsigned short`.
- * @param N in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param us in `unsigned short`: an unsigned 16-bit integer.
+ * @param N in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -112,11 +112,11 @@ export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int6
 }
 let cuMemsetD2D16$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstPitch in `size_t`.
- * @param us in `unsigned short`.
- * @param Width in `size_t`.
- * @param Height in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstPitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param us in `unsigned short`: an unsigned 16-bit integer.
+ * @param Width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D16');
@@ -130,12 +130,12 @@ export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: n
 }
 let cuMemsetD2D16Async$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstPitch in `size_t`.
- * @param us in `unsigned short`.
- * @param Width in `size_t`.
- * @param Height in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstPitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param us in `unsigned short`: an unsigned 16-bit integer.
+ * @param Width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -149,11 +149,11 @@ export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
 }
 let cuMemsetD2D32$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstPitch in `size_t`.
- * @param ui in `unsigned int`.
- * @param Width in `size_t`.
- * @param Height in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstPitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ui in `unsigned int`: an unsigned 32-bit integer.
+ * @param Width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D32');
@@ -167,12 +167,12 @@ export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: n
 }
 let cuMemsetD2D32Async$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstPitch in `size_t`.
- * @param ui in `unsigned int`.
- * @param Width in `size_t`.
- * @param Height in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstPitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ui in `unsigned int`: an unsigned 32-bit integer.
+ * @param Width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -186,11 +186,11 @@ export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
 }
 let cuMemsetD2D8$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstPitch in `size_t`.
- * @param uc in `unsigned char`.
- * @param Width in `size_t`.
- * @param Height in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstPitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param uc in `unsigned char`: an unsigned 8-bit integer.
+ * @param Width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D8');
@@ -204,12 +204,12 @@ export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: nu
 }
 let cuMemsetD2D8Async$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstPitch in `size_t`.
- * @param uc in `unsigned char`.
- * @param Width in `size_t`.
- * @param Height in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstPitch in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param uc in `unsigned char`: an unsigned 8-bit integer.
+ * @param Width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -223,9 +223,9 @@ export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, u
 }
 let cuMemsetD32$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param ui in `unsigned int`.
- * @param N in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param ui in `unsigned int`: an unsigned 32-bit integer.
+ * @param N in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD32');
@@ -237,10 +237,10 @@ export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): v
 }
 let cuMemsetD32Async$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param ui in `unsigned int`.
- * @param N in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param ui in `unsigned int`: an unsigned 32-bit integer.
+ * @param N in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -252,9 +252,9 @@ export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int6
 }
 let cuMemsetD8$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param uc in `unsigned char`.
- * @param N in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param uc in `unsigned char`: an unsigned 8-bit integer.
+ * @param N in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD8');
@@ -266,10 +266,10 @@ export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): vo
 }
 let cuMemsetD8Async$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param uc in `unsigned char`.
- * @param N in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param uc in `unsigned char`: an unsigned 8-bit integer.
+ * @param N in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;

@@ -12,7 +12,7 @@ let cuProfilerInitialize$c: NativeFunction | undefined;
 /** API group `CUDA_PROFILER_DEPRECATED`. `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param configFile in string (`const char *`).
  * @param outputFile in string (`const char *`).
- * @param outputMode in `CUoutput_mode`.
+ * @param outputMode in `CUoutput_mode`: one of the {@link T.CUoutput_mode} values.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PROFILER__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuProfilerInitialize(configFile: string, outputFile: string, outputMode: T.CUoutput_mode): void {
@@ -40,7 +40,7 @@ let cuSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
 /** API group `CUDA_EXTRES_INTEROP`. `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `CUexternalSemaphore`; its length is passed as `numExtSems`.
  * @param paramsArray in array of `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st`; its length is passed as `numExtSems`.
- * @param stream in `CUstream`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
@@ -52,10 +52,10 @@ export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexter
 }
 let cuStreamAddCallback$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param callback in C callback `CUstreamCallback`.
  * @param userData in/out `void *`: address or host buffer.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
@@ -72,10 +72,10 @@ export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Poin
 }
 let cuStreamAttachMemAsync$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
- * @param dptr in `CUdeviceptr`.
- * @param length in `size_t`.
- * @param flags in `unsigned int`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param length in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
@@ -87,9 +87,9 @@ export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdev
 }
 let cuStreamBatchMemOp$c: NativeFunction | undefined;
 /** API group `CUDA_MEMOP`. `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param paramArray in array of `struct CUstreamBatchMemOpParams_union`; its length is passed as `count`.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
@@ -101,8 +101,8 @@ export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readon
 }
 let cuStreamBeginCapture$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`; wrapped by `Stream.beginCapture` (objects layer). `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
- * @param mode in `CUstreamCaptureMode`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param mode in `CUstreamCaptureMode`: one of the {@link T.CUstreamCaptureMode} values.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#beginCapture | Stream.beginCapture} (objects layer) */
 export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
@@ -113,11 +113,11 @@ export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstrea
 }
 let cuStreamBeginCaptureToGraph$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
- * @param hGraph in `CUgraph`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; null allowed; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct CUgraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
- * @param mode in `CUstreamCaptureMode`.
+ * @param mode in `CUstreamCaptureMode`: one of the {@link T.CUstreamCaptureMode} values.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array | null, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
@@ -131,8 +131,8 @@ export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: 
 }
 let cuStreamCopyAttributes$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUstream`.
- * @param src in `CUstream`.
+ * @param dst in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param src in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
@@ -142,7 +142,7 @@ export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream |
 }
 let cuStreamCreate$: typeof cuStreamCreate | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param Flags in `unsigned int`.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `phStream`: out `CUstream *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
@@ -168,8 +168,8 @@ function bind$cuStreamCreate(): typeof cuStreamCreate {
 }
 let cuStreamCreateWithPriority$: typeof cuStreamCreateWithPriority | undefined;
 /** API group `CUDA_STREAM`; wrapped by `Stream.create` (objects layer). `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
- * @param priority in `int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param priority in `int`: a signed 32-bit integer.
  * @returns the value of `phStream`: out `CUstream *`.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
@@ -197,7 +197,7 @@ function bind$cuStreamCreateWithPriority(): typeof cuStreamCreateWithPriority {
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamDestroy(hStream: T.CUstream | null): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
@@ -206,7 +206,7 @@ export function cuStreamDestroy(hStream: T.CUstream | null): void {
 }
 let cuStreamEndCapture$: typeof cuStreamEndCapture | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `phGraph`: out `CUgraph *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
@@ -232,8 +232,8 @@ function bind$cuStreamEndCapture(): typeof cuStreamEndCapture {
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
- * @param attr in `CUstreamAttrID`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param attr in `CUstreamAttrID`: one of the {@link T.CUstreamAttrID} values.
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
@@ -246,7 +246,7 @@ export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
 }
 let cuStreamGetCaptureInfo$: typeof cuStreamGetCaptureInfo | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out `const CUgraphNode **`; `numDependencies_out`: out `size_t *`.
  * @remarks Since CUDA 10.1 (cudaTypedefs.h); this ABI since CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; numDependencies_out: number } {
@@ -271,7 +271,7 @@ function bind$cuStreamGetCaptureInfo(): typeof cuStreamGetCaptureInfo {
 }
 let cuStreamGetCaptureInfo_v3$: typeof cuStreamGetCaptureInfo_v3 | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param edgeData_out in/out `const CUgraphEdgeData **`: address or host buffer, or null.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out array of address: its length asked first through `numDependencies_out` (capacity/count pair).
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
@@ -305,7 +305,7 @@ function bind$cuStreamGetCaptureInfo_v3(): typeof cuStreamGetCaptureInfo_v3 {
 }
 let cuStreamGetCtx$: typeof cuStreamGetCtx | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
@@ -331,7 +331,7 @@ function bind$cuStreamGetCtx(): typeof cuStreamGetCtx {
 }
 let cuStreamGetCtx_v2$: typeof cuStreamGetCtx_v2 | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns `{ pCtx, pGreenCtx }`: `pCtx`: out `CUcontext *`; `pGreenCtx`: out `CUgreenCtx *`.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
@@ -353,7 +353,7 @@ function bind$cuStreamGetCtx_v2(): typeof cuStreamGetCtx_v2 {
 }
 let cuStreamGetFlags$: typeof cuStreamGetFlags | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
@@ -374,7 +374,7 @@ function bind$cuStreamGetFlags(): typeof cuStreamGetFlags {
 }
 let cuStreamGetGreenCtx$: typeof cuStreamGetGreenCtx | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `phCtx`: out `CUgreenCtx *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
@@ -400,7 +400,7 @@ function bind$cuStreamGetGreenCtx(): typeof cuStreamGetGreenCtx {
 }
 let cuStreamGetId$: typeof cuStreamGetId | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `streamId`: out `unsigned long long *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetId(hStream: T.CUstream | null): bigint {
@@ -421,7 +421,7 @@ function bind$cuStreamGetId(): typeof cuStreamGetId {
 }
 let cuStreamGetPriority$: typeof cuStreamGetPriority | undefined;
 /** API group `CUDA_STREAM`; wrapped by `Stream.priority` (objects layer). `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `priority`: out `int *`.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#priority | Stream.priority} (objects layer) */
@@ -443,7 +443,7 @@ function bind$cuStreamGetPriority(): typeof cuStreamGetPriority {
 }
 let cuStreamIsCapturing$: typeof cuStreamIsCapturing | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `captureStatus`: out `CUstreamCaptureStatus *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
@@ -464,7 +464,7 @@ function bind$cuStreamIsCapturing(): typeof cuStreamIsCapturing {
 }
 let cuStreamQuery$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
@@ -474,8 +474,8 @@ export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
 }
 let cuStreamSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
- * @param attr in `CUstreamAttrID`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param attr in `CUstreamAttrID`: one of the {@link T.CUstreamAttrID} values.
  * @param value in `const CUstreamAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
@@ -487,7 +487,7 @@ export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
 }
 let cuStreamSynchronize$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`; wrapped by `Stream.synchronize` (objects layer). `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#synchronize | Stream.synchronize} (objects layer) */
 export function cuStreamSynchronize(hStream: T.CUstream | null): void {
@@ -498,9 +498,9 @@ export function cuStreamSynchronize(hStream: T.CUstream | null): void {
 }
 let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
@@ -512,10 +512,10 @@ export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, de
 }
 let cuStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`. `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct CUgraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
@@ -528,9 +528,9 @@ export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null,
 }
 let cuStreamWaitEvent$c: NativeFunction | undefined;
 /** API group `CUDA_STREAM`; wrapped by `Stream.wait` (objects layer). `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `CUstream`.
- * @param hEvent in `CUevent`.
- * @param Flags in `unsigned int`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#wait | Stream.wait} (objects layer) */
 export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
@@ -542,10 +542,10 @@ export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent 
 }
 let cuStreamWaitValue32$c: NativeFunction | undefined;
 /** API group `CUDA_MEMOP`. `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
- * @param addr in `CUdeviceptr`.
- * @param value in `cuuint32_t`.
- * @param flags in `unsigned int`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param addr in `CUdeviceptr`: a device address.
+ * @param value in `cuuint32_t`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
@@ -557,10 +557,10 @@ export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdevicep
 }
 let cuStreamWaitValue64$c: NativeFunction | undefined;
 /** API group `CUDA_MEMOP`. `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
- * @param addr in `CUdeviceptr`.
- * @param value in `cuuint64_t`.
- * @param flags in `unsigned int`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param addr in `CUdeviceptr`: a device address.
+ * @param value in `cuuint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 9.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
@@ -572,10 +572,10 @@ export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdevicep
 }
 let cuStreamWriteValue32$c: NativeFunction | undefined;
 /** API group `CUDA_MEMOP`. `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
- * @param addr in `CUdeviceptr`.
- * @param value in `cuuint32_t`.
- * @param flags in `unsigned int`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param addr in `CUdeviceptr`: a device address.
+ * @param value in `cuuint32_t`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
@@ -587,10 +587,10 @@ export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdevice
 }
 let cuStreamWriteValue64$c: NativeFunction | undefined;
 /** API group `CUDA_MEMOP`. `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
- * @param addr in `CUdeviceptr`.
- * @param value in `cuuint64_t`.
- * @param flags in `unsigned int`.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
+ * @param addr in `CUdeviceptr`: a device address.
+ * @param value in `cuuint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 9.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;

@@ -32,7 +32,7 @@ function bind$cuSurfObjectCreate(): typeof cuSurfObjectCreate {
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `CUsurfObject`.
+ * @param surfObject in `CUsurfObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuSurfObjectCreate` returns.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
@@ -41,7 +41,7 @@ export function cuSurfObjectDestroy(surfObject: T.Int64): void {
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
 /** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `CUsurfObject`.
+ * @param surfObject in `CUsurfObject`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cuSurfObjectCreate` returns.
  * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
  * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
@@ -53,7 +53,7 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
 }
 let cuSurfRefGetArray$: typeof cuSurfRefGetArray | undefined;
 /** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hSurfRef in `CUsurfref`.
+ * @param hSurfRef in `CUsurfref`: an opaque handle, such as `cuModuleGetSurfRef` returns.
  * @returns the value of `phArray`: out `CUarray *`.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -80,9 +80,9 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
 /** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hSurfRef in `CUsurfref`.
- * @param hArray in `CUarray`.
- * @param Flags in `unsigned int`.
+ * @param hSurfRef in `CUsurfref`: an opaque handle, such as `cuModuleGetSurfRef` returns.
+ * @param hArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
@@ -94,20 +94,20 @@ export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarra
 }
 let cuTensorMapEncodeIm2col$c: NativeFunction | undefined;
 /** API group `CUDA_TENSOR_MEMORY`; wrapped by `TensorMap.im2col` (objects layer). `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDataType in `CUtensorMapDataType`.
- * @param tensorRank in `cuuint32_t`.
+ * @param tensorDataType in `CUtensorMapDataType`: one of the {@link T.CUtensorMapDataType} values.
+ * @param tensorRank in `cuuint32_t`: an unsigned 32-bit integer.
  * @param globalAddress in/out `void *`: address or host buffer.
  * @param globalDim in array of `u64`.
  * @param globalStrides in array of `u64`.
  * @param pixelBoxLowerCorner in array of `i32`.
  * @param pixelBoxUpperCorner in array of `i32`.
- * @param channelsPerPixel in `cuuint32_t`.
- * @param pixelsPerColumn in `cuuint32_t`.
+ * @param channelsPerPixel in `cuuint32_t`: an unsigned 32-bit integer.
+ * @param pixelsPerColumn in `cuuint32_t`: an unsigned 32-bit integer.
  * @param elementStrides in array of `u32`.
- * @param interleave in `CUtensorMapInterleave`.
- * @param swizzle in `CUtensorMapSwizzle`.
- * @param l2Promotion in `CUtensorMapL2promotion`.
- * @param oobFill in `CUtensorMapFloatOOBfill`.
+ * @param interleave in `CUtensorMapInterleave`: one of the {@link T.CUtensorMapInterleave} values.
+ * @param swizzle in `CUtensorMapSwizzle`: one of the {@link T.CUtensorMapSwizzle} values.
+ * @param l2Promotion in `CUtensorMapL2promotion`: one of the {@link T.CUtensorMapL2promotion} values.
+ * @param oobFill in `CUtensorMapFloatOOBfill`: one of the {@link T.CUtensorMapFloatOOBfill} values.
  * @returns the value of `tensorMap`: out `CUtensorMap_st`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
  * @see {@link cuda-ts/objects!TensorMap.im2col | TensorMap.im2col} (objects layer) */
@@ -133,17 +133,17 @@ export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, t
 }
 let cuTensorMapEncodeTiled$c: NativeFunction | undefined;
 /** API group `CUDA_TENSOR_MEMORY`; wrapped by `TensorMap.tiled` (objects layer). `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDataType in `CUtensorMapDataType`.
- * @param tensorRank in `cuuint32_t`.
+ * @param tensorDataType in `CUtensorMapDataType`: one of the {@link T.CUtensorMapDataType} values.
+ * @param tensorRank in `cuuint32_t`: an unsigned 32-bit integer.
  * @param globalAddress in/out `void *`: address or host buffer.
  * @param globalDim in array of `u64`.
  * @param globalStrides in array of `u64`.
  * @param boxDim in array of `u32`.
  * @param elementStrides in array of `u32`.
- * @param interleave in `CUtensorMapInterleave`.
- * @param swizzle in `CUtensorMapSwizzle`.
- * @param l2Promotion in `CUtensorMapL2promotion`.
- * @param oobFill in `CUtensorMapFloatOOBfill`.
+ * @param interleave in `CUtensorMapInterleave`: one of the {@link T.CUtensorMapInterleave} values.
+ * @param swizzle in `CUtensorMapSwizzle`: one of the {@link T.CUtensorMapSwizzle} values.
+ * @param l2Promotion in `CUtensorMapL2promotion`: one of the {@link T.CUtensorMapL2promotion} values.
+ * @param oobFill in `CUtensorMapFloatOOBfill`: one of the {@link T.CUtensorMapFloatOOBfill} values.
  * @returns the value of `tensorMap`: out `CUtensorMap_st`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
  * @see {@link cuda-ts/objects!TensorMap.tiled | TensorMap.tiled} (objects layer) */

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvJitLinkAddData$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
- * @param inputType in `nvJitLinkInputType`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
+ * @param inputType in `nvJitLinkInputType`: one of the {@link T.nvJitLinkInputType} values.
  * @param data in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `data` in bytes.
  * @param name in string (`const char *`).
@@ -28,8 +28,8 @@ export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.
 }
 let nvJitLinkAddFile$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
- * @param inputType in `nvJitLinkInputType`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
+ * @param inputType in `nvJitLinkInputType`: one of the {@link T.nvJitLinkInputType} values.
  * @param fileName in string (`const char *`).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, fileName: string): void {
@@ -41,7 +41,7 @@ export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.
 }
 let nvJitLinkComplete$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkComplete', 'handle', handle, true) as typeof handle;
@@ -103,7 +103,7 @@ function bind$nvJitLinkDestroy(): typeof nvJitLinkDestroy {
 }
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @param log in/out `char *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
@@ -114,7 +114,7 @@ export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Po
 }
 let nvJitLinkGetErrorLogSize$: typeof nvJitLinkGetErrorLogSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): number {
@@ -140,7 +140,7 @@ function bind$nvJitLinkGetErrorLogSize(): typeof nvJitLinkGetErrorLogSize {
 }
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @param log in/out `char *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
@@ -151,7 +151,7 @@ export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Poi
 }
 let nvJitLinkGetInfoLogSize$: typeof nvJitLinkGetInfoLogSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): number {
@@ -177,7 +177,7 @@ function bind$nvJitLinkGetInfoLogSize(): typeof nvJitLinkGetInfoLogSize {
 }
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @param cubin in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin: T.Pointer): void {
@@ -188,7 +188,7 @@ export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin:
 }
 let nvJitLinkGetLinkedCubinSize$: typeof nvJitLinkGetLinkedCubinSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): number {
@@ -214,7 +214,7 @@ function bind$nvJitLinkGetLinkedCubinSize(): typeof nvJitLinkGetLinkedCubinSize 
 }
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @param ptx in/out `char *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.Pointer): void {
@@ -225,7 +225,7 @@ export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.P
 }
 let nvJitLinkGetLinkedPtxSize$: typeof nvJitLinkGetLinkedPtxSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`.
+ * @param handle in `nvJitLinkHandle`: an opaque handle, such as `nvJitLinkCreate` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): number {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetUUID$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param length in `unsigned int`: capacity of `uuid` in bytes.
  * @returns the value of `uuid`: out text (`char *`, length `length`).
  * @remarks Group `nvmlDeviceQueries`. */
@@ -24,7 +24,7 @@ export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number)
 }
 let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `utilization`: out `nvmlUtilization_st`.
  * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
@@ -36,7 +36,7 @@ export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.
 }
 let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks Group `nvmlDeviceQueries`. */
@@ -50,8 +50,8 @@ export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length:
 }
 let nvmlDeviceGetVgpuCapabilities$: typeof nvmlDeviceGetVgpuCapabilities | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param capability in `nvmlDeviceVgpuCapability_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param capability in `nvmlDeviceVgpuCapability_t`: one of the {@link T.nvmlDeviceVgpuCapability_t} values.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVgpu`. */
 export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t): number {
@@ -73,7 +73,7 @@ function bind$nvmlDeviceGetVgpuCapabilities(): typeof nvmlDeviceGetVgpuCapabilit
 }
 let nvmlDeviceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
@@ -88,7 +88,7 @@ export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null
 }
 let nvmlDeviceGetVgpuInstancesUtilizationInfo$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param vgpuUtilInfo in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @returns the value of `vgpuUtilInfo`: in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlUtil`. */
@@ -103,7 +103,7 @@ export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t
 }
 let nvmlDeviceGetVgpuMetadata$: typeof nvmlDeviceGetVgpuMetadata | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
  * @remarks Group `nvml`. */
@@ -127,8 +127,8 @@ function bind$nvmlDeviceGetVgpuMetadata(): typeof nvmlDeviceGetVgpuMetadata {
 }
 let nvmlDeviceGetVgpuProcessUtilization$: typeof nvmlDeviceGetVgpuProcessUtilization | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param lastSeenTimeStamp in `unsigned long long`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param lastSeenTimeStamp in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
  * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
@@ -158,7 +158,7 @@ function bind$nvmlDeviceGetVgpuProcessUtilization(): typeof nvmlDeviceGetVgpuPro
 }
 let nvmlDeviceGetVgpuProcessesUtilizationInfo$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param vgpuProcUtilInfo in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `vgpuProcUtilInfo`: in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlUtil`. */
@@ -173,7 +173,7 @@ export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t
 }
 let nvmlDeviceGetVgpuSchedulerCapabilities$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pCapabilities`: out `nvmlVgpuSchedulerCapabilities_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerCapabilities_st {
@@ -185,7 +185,7 @@ export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | 
 }
 let nvmlDeviceGetVgpuSchedulerLog$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pSchedulerLog`: out `nvmlVgpuSchedulerLog_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerLog_st {
@@ -197,7 +197,7 @@ export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.
 }
 let nvmlDeviceGetVgpuSchedulerState$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pSchedulerState`: out `nvmlVgpuSchedulerGetState_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerGetState_st {
@@ -209,8 +209,8 @@ export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @param pPlacementList in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
@@ -226,8 +226,8 @@ export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetVgpuTypeSupportedPlacements$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @param pPlacementList in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
@@ -243,8 +243,8 @@ export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetVgpuUtilization$: typeof nvmlDeviceGetVgpuUtilization | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param lastSeenTimeStamp in `unsigned long long`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param lastSeenTimeStamp in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
  * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaArrayGetInfo$: typeof cudaArrayGetInfo | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
  * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
@@ -33,8 +33,8 @@ function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
- * @param device in `int`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
@@ -47,8 +47,8 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
 }
 let cudaArrayGetPlane$: typeof cudaArrayGetPlane | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hArray in `cudaArray_t`.
- * @param planeIdx in `unsigned int`.
+ * @param hArray in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param planeIdx in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
@@ -75,7 +75,7 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_t`.
+ * @param array in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
  * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
@@ -108,11 +108,11 @@ function bind$cudaChooseDevice(): typeof cudaChooseDevice {
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 12.6
- * @param x in `int`.
- * @param y in `int`.
- * @param z in `int`.
- * @param w in `int`.
- * @param f in `enum cudaChannelFormatKind`.
+ * @param x in `int`: a signed 32-bit integer.
+ * @param y in `int`: a signed 32-bit integer.
+ * @param z in `int`: a signed 32-bit integer.
+ * @param w in `int`: a signed 32-bit integer.
+ * @param f in `enum cudaChannelFormatKind`: one of the {@link T.cudaChannelFormatKind} values.
  * @returns `struct cudaChannelFormatDesc`
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {

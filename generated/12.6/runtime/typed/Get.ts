@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGetChannelDesc$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param array in `cudaArray_const_t`.
+ * @param array in `cudaArray_const_t`: an opaque handle.
  * @returns the value of `desc`: out `cudaChannelFormatDesc`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaChannelFormatDesc {
@@ -79,7 +79,7 @@ function bind$cudaGetDeviceFlags(): typeof cudaGetDeviceFlags {
 }
 let cudaGetDeviceProperties$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `prop`: out `cudaDeviceProp`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
@@ -92,7 +92,7 @@ export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
 let cudaGetDriverEntryPoint$: typeof cudaGetDriverEntryPoint | undefined;
 /** API group `CUDART_DRIVER_ENTRY_POINT`. `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
- * @param flags in `unsigned long long`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
  * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
@@ -116,8 +116,8 @@ function bind$cudaGetDriverEntryPoint(): typeof cudaGetDriverEntryPoint {
 let cudaGetDriverEntryPointByVersion$: typeof cudaGetDriverEntryPointByVersion | undefined;
 /** API group `CUDART_DRIVER_ENTRY_POINT`. `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
- * @param cudaVersion in `unsigned int`.
- * @param flags in `unsigned long long`.
+ * @param cudaVersion in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
@@ -141,7 +141,7 @@ function bind$cudaGetDriverEntryPointByVersion(): typeof cudaGetDriverEntryPoint
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
 /** API group `CUDART_ERROR`. `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
- * @param error in `cudaError_t`.
+ * @param error in `cudaError_t`: one of the {@link T.cudaError_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
@@ -151,7 +151,7 @@ export function cudaGetErrorName(error: T.cudaError_t): string | null {
 }
 let cudaGetErrorString$c: NativeFunction | undefined;
 /** API group `CUDART_ERROR`. `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
- * @param error in `cudaError_t`.
+ * @param error in `cudaError_t`: one of the {@link T.cudaError_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
@@ -246,8 +246,8 @@ export function cudaGetLastError(): void {
 }
 let cudaGetMipmappedArrayLevel$: typeof cudaGetMipmappedArrayLevel | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param mipmappedArray in `cudaMipmappedArray_const_t`.
- * @param level in `unsigned int`.
+ * @param mipmappedArray in `cudaMipmappedArray_const_t`: an opaque handle.
+ * @param level in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `levelArray`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
@@ -274,7 +274,7 @@ function bind$cudaGetMipmappedArrayLevel(): typeof cudaGetMipmappedArrayLevel {
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
 /** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `cudaSurfaceObject_t`.
+ * @param surfObject in `cudaSurfaceObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateSurfaceObject` returns.
  * @returns the value of `pResDesc`: out `cudaResourceDesc`.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaResourceDesc {
@@ -338,7 +338,7 @@ function bind$cudaGetSymbolSize(): typeof cudaGetSymbolSize {
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `cudaTextureObject_t`.
+ * @param texObject in `cudaTextureObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateTextureObject` returns.
  * @returns the value of `pResDesc`: out `cudaResourceDesc`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaResourceDesc {
@@ -350,7 +350,7 @@ export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaReso
 }
 let cudaGetTextureObjectResourceViewDesc$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `cudaTextureObject_t`.
+ * @param texObject in `cudaTextureObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateTextureObject` returns.
  * @returns the value of `pResViewDesc`: out `cudaResourceViewDesc`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cudaResourceViewDesc {
@@ -362,7 +362,7 @@ export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cuda
 }
 let cudaGetTextureObjectTextureDesc$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `cudaTextureObject_t`.
+ * @param texObject in `cudaTextureObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateTextureObject` returns.
  * @returns the value of `pTexDesc`: out `cudaTextureDesc`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextureDesc {

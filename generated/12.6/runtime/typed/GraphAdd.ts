@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphAddChildGraphNode$: typeof cudaGraphAddChildGraphNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
- * @param childGraph in `cudaGraph_t`.
+ * @param childGraph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, childGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
@@ -41,10 +41,10 @@ function bind$cudaGraphAddChildGraphNode(): typeof cudaGraphAddChildGraphNode {
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddDependencies', 'graph', graph, true) as typeof graph;
@@ -56,11 +56,11 @@ export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: read
 }
 let cudaGraphAddDependencies_v2$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
  * @param edgeData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddDependencies_v2', 'graph', graph, true) as typeof graph;
@@ -73,7 +73,7 @@ export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: r
 }
 let cudaGraphAddEmptyNode$: typeof cudaGraphAddEmptyNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -102,9 +102,9 @@ function bind$cudaGraphAddEmptyNode(): typeof cudaGraphAddEmptyNode {
 }
 let cudaGraphAddEventRecordNode$: typeof cudaGraphAddEventRecordNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
@@ -133,9 +133,9 @@ function bind$cudaGraphAddEventRecordNode(): typeof cudaGraphAddEventRecordNode 
 }
 let cudaGraphAddEventWaitNode$: typeof cudaGraphAddEventWaitNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
@@ -164,7 +164,7 @@ function bind$cudaGraphAddEventWaitNode(): typeof cudaGraphAddEventWaitNode {
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: typeof cudaGraphAddExternalSemaphoresSignalNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -195,7 +195,7 @@ function bind$cudaGraphAddExternalSemaphoresSignalNode(): typeof cudaGraphAddExt
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: typeof cudaGraphAddExternalSemaphoresWaitNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -226,7 +226,7 @@ function bind$cudaGraphAddExternalSemaphoresWaitNode(): typeof cudaGraphAddExter
 }
 let cudaGraphAddHostNode$: typeof cudaGraphAddHostNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -257,7 +257,7 @@ function bind$cudaGraphAddHostNode(): typeof cudaGraphAddHostNode {
 }
 let cudaGraphAddKernelNode$: typeof cudaGraphAddKernelNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -288,7 +288,7 @@ function bind$cudaGraphAddKernelNode(): typeof cudaGraphAddKernelNode {
 }
 let cudaGraphAddMemAllocNode$: typeof cudaGraphAddMemAllocNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
@@ -315,7 +315,7 @@ function bind$cudaGraphAddMemAllocNode(): typeof cudaGraphAddMemAllocNode {
 }
 let cudaGraphAddMemFreeNode$: typeof cudaGraphAddMemFreeNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dptr in/out `void *`: address or host buffer.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -346,7 +346,7 @@ function bind$cudaGraphAddMemFreeNode(): typeof cudaGraphAddMemFreeNode {
 }
 let cudaGraphAddMemcpyNode$: typeof cudaGraphAddMemcpyNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pCopyParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -377,12 +377,12 @@ function bind$cudaGraphAddMemcpyNode(): typeof cudaGraphAddMemcpyNode {
 }
 let cudaGraphAddMemcpyNode1D$: typeof cudaGraphAddMemcpyNode1D | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
@@ -416,13 +416,13 @@ function bind$cudaGraphAddMemcpyNode1D(): typeof cudaGraphAddMemcpyNode1D {
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: typeof cudaGraphAddMemcpyNodeFromSymbol | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
@@ -457,13 +457,13 @@ function bind$cudaGraphAddMemcpyNodeFromSymbol(): typeof cudaGraphAddMemcpyNodeF
 }
 let cudaGraphAddMemcpyNodeToSymbol$: typeof cudaGraphAddMemcpyNodeToSymbol | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
@@ -498,7 +498,7 @@ function bind$cudaGraphAddMemcpyNodeToSymbol(): typeof cudaGraphAddMemcpyNodeToS
 }
 let cudaGraphAddMemsetNode$: typeof cudaGraphAddMemsetNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pMemsetParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
@@ -529,7 +529,7 @@ function bind$cudaGraphAddMemsetNode(): typeof cudaGraphAddMemsetNode {
 }
 let cudaGraphAddNode$: typeof cudaGraphAddNode | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
@@ -556,7 +556,7 @@ function bind$cudaGraphAddNode(): typeof cudaGraphAddNode {
 }
 let cudaGraphAddNode_v2$: typeof cudaGraphAddNode_v2 | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dependencyData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: out `cudaGraphNodeParams`.

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphHostNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pNodeParams`: out `cudaHostNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaHostNodeParams {
@@ -22,7 +22,7 @@ export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cu
 }
 let cudaGraphHostNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
@@ -33,8 +33,8 @@ export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNode
 }
 let cudaGraphInstantiate$: typeof cudaGraphInstantiate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param flags in `unsigned long long`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
@@ -61,8 +61,8 @@ function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
 }
 let cudaGraphInstantiateWithFlags$: typeof cudaGraphInstantiateWithFlags | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param flags in `unsigned long long`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
@@ -89,7 +89,7 @@ function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFl
 }
 let cudaGraphInstantiateWithParams$: typeof cudaGraphInstantiateWithParams | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param instantiateParams in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphExec, instantiateParams }`: `pGraphExec`: out `cudaGraphExec_t *`; `instantiateParams`: in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -113,8 +113,8 @@ function bind$cudaGraphInstantiateWithParams(): typeof cudaGraphInstantiateWithP
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hSrc in `cudaGraphNode_t`.
- * @param hDst in `cudaGraphNode_t`.
+ * @param hSrc in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param hDst in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null, hDst: T.cudaGraphNode_t | null): void {
   if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || Math.floor(hSrc) !== hSrc) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
@@ -124,8 +124,8 @@ export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null
 }
 let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
- * @param attr in `cudaLaunchAttributeID`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param attr in `cudaLaunchAttributeID`: one of the {@link T.cudaLaunchAttributeID} values.
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
@@ -138,7 +138,7 @@ export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null,
 }
 let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pNodeParams`: out `cudaKernelNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
@@ -150,8 +150,8 @@ export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.
 }
 let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
- * @param attr in `cudaLaunchAttributeID`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param attr in `cudaLaunchAttributeID`: one of the {@link T.cudaLaunchAttributeID} values.
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
@@ -163,7 +163,7 @@ export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null,
 }
 let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphLaunch$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graphExec in `cudaGraphExec_t`.
- * @param stream in `cudaStream_t`.
+ * @param graphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphLaunch', 'graphExec', graphExec, true) as typeof graphExec;
@@ -21,7 +21,7 @@ export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t | null, stream: T.c
 }
 let cudaGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `params_out`: out `cudaMemAllocNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemAllocNodeParams {
@@ -33,7 +33,7 @@ export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): 
 }
 let cudaGraphMemFreeNodeGetParams$: typeof cudaGraphMemFreeNodeGetParams | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `dptr_out`: out `void *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t | null): T.DevicePointer {
@@ -59,7 +59,7 @@ function bind$cudaGraphMemFreeNodeGetParams(): typeof cudaGraphMemFreeNodeGetPar
 }
 let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pNodeParams`: out `cudaMemcpy3DParms`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemcpy3DParms {
@@ -71,7 +71,7 @@ export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t | null): T.
 }
 let cudaGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
@@ -82,11 +82,11 @@ export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t | null, pNo
 }
 let cudaGraphMemcpyNodeSetParams1D$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
@@ -101,12 +101,12 @@ export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, d
 }
 let cudaGraphMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
@@ -122,12 +122,12 @@ export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t |
 }
 let cudaGraphMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;

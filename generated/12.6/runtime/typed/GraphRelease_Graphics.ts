@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
@@ -23,10 +23,10 @@ export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: 
 }
 let cudaGraphRemoveDependencies$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
@@ -38,11 +38,11 @@ export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: r
 }
 let cudaGraphRemoveDependencies_v2$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
  * @param edgeData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRemoveDependencies_v2', 'graph', graph, true) as typeof graph;
@@ -55,10 +55,10 @@ export function cudaGraphRemoveDependencies_v2(graph: T.cudaGraph_t | null, from
 }
 let cudaGraphRetainUserObject$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRetainUserObject', 'graph', graph, true) as typeof graph;
@@ -70,8 +70,8 @@ export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T
 }
 let cudaGraphUpload$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graphExec in `cudaGraphExec_t`.
- * @param stream in `cudaStream_t`.
+ * @param graphExec in `cudaGraphExec_t`: an opaque handle, such as `cudaGraphInstantiate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphUpload(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphUpload', 'graphExec', graphExec, true) as typeof graphExec;
@@ -82,7 +82,7 @@ export function cudaGraphUpload(graphExec: T.cudaGraphExec_t | null, stream: T.c
 let cudaGraphicsMapResources$c: NativeFunction | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `cudaGraphicsResource_t`; its length is passed as `count`.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const resources$ = scalarArrayArg('cudaGraphicsMapResources', 'resources', 'address', resources, false);
@@ -93,7 +93,7 @@ export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsReso
 }
 let cudaGraphicsResourceGetMappedMipmappedArray$: typeof cudaGraphicsResourceGetMappedMipmappedArray | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `cudaGraphicsResource_t`.
+ * @param resource in `cudaGraphicsResource_t`: an opaque handle.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedMipmappedArray(resource: T.cudaGraphicsResource_t | null): T.cudaMipmappedArray_t {
@@ -119,7 +119,7 @@ function bind$cudaGraphicsResourceGetMappedMipmappedArray(): typeof cudaGraphics
 }
 let cudaGraphicsResourceGetMappedPointer$: typeof cudaGraphicsResourceGetMappedPointer | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `cudaGraphicsResource_t`.
+ * @param resource in `cudaGraphicsResource_t`: an opaque handle.
  * @returns `{ devPtr, size }`: `devPtr`: out `void **`; `size`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedPointer(resource: T.cudaGraphicsResource_t | null): { devPtr: T.DevicePointer; size: number } {
@@ -141,8 +141,8 @@ function bind$cudaGraphicsResourceGetMappedPointer(): typeof cudaGraphicsResourc
 }
 let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `cudaGraphicsResource_t`.
- * @param flags in `unsigned int`.
+ * @param resource in `cudaGraphicsResource_t`: an opaque handle.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
@@ -152,9 +152,9 @@ export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource
 }
 let cudaGraphicsSubResourceGetMappedArray$: typeof cudaGraphicsSubResourceGetMappedArray | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `cudaGraphicsResource_t`.
- * @param arrayIndex in `unsigned int`.
- * @param mipLevel in `unsigned int`.
+ * @param resource in `cudaGraphicsResource_t`: an opaque handle.
+ * @param arrayIndex in `unsigned int`: an unsigned 32-bit integer.
+ * @param mipLevel in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsResource_t | null, arrayIndex: number, mipLevel: number): T.cudaArray_t {
@@ -183,7 +183,7 @@ function bind$cudaGraphicsSubResourceGetMappedArray(): typeof cudaGraphicsSubRes
 let cudaGraphicsUnmapResources$c: NativeFunction | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `cudaGraphicsResource_t`; its length is passed as `count`.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnmapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const resources$ = scalarArrayArg('cudaGraphicsUnmapResources', 'resources', 'address', resources, false);
@@ -194,7 +194,7 @@ export function cudaGraphicsUnmapResources(resources: readonly (T.cudaGraphicsRe
 }
 let cudaGraphicsUnregisterResource$c: NativeFunction | undefined;
 /** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param resource in `cudaGraphicsResource_t`.
+ * @param resource in `cudaGraphicsResource_t`: an opaque handle.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_t | null): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaHostAlloc$: typeof cudaHostAlloc | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param flags in `unsigned int`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pHost`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
@@ -39,7 +39,7 @@ function bind$cudaHostAlloc(): typeof cudaHostAlloc {
 let cudaHostGetDevicePointer$: typeof cudaHostGetDevicePointer | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pHost in/out `void *`: address or host buffer.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pDevice`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
@@ -89,7 +89,7 @@ let cudaHostRegister$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `ptr` in bytes.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaHostRegister', 'size', size, false);
@@ -162,9 +162,9 @@ function bind$cudaImportExternalSemaphore(): typeof cudaImportExternalSemaphore 
 }
 let cudaInitDevice$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
- * @param deviceFlags in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param deviceFlags in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaInitDevice(device: number, deviceFlags: number, flags: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaInitDevice', 'device', 'i32', device);

@@ -59,7 +59,7 @@ function bind$cudaThreadGetCacheConfig(): typeof cudaThreadGetCacheConfig {
 }
 let cudaThreadGetLimit$: typeof cudaThreadGetLimit | undefined;
 /** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
  * @returns the value of `pValue`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -86,7 +86,7 @@ function bind$cudaThreadGetLimit(): typeof cudaThreadGetLimit {
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param cacheConfig in `enum cudaFuncCache`.
+ * @param cacheConfig in `enum cudaFuncCache`: one of the {@link T.cudaFuncCache} values.
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
@@ -96,8 +96,8 @@ export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
 }
 let cudaThreadSetLimit$c: NativeFunction | undefined;
 /** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
- * @param value in `size_t`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
@@ -118,8 +118,8 @@ let cudaUserObjectCreate$: typeof cudaUserObjectCreate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
  * @param destroy in C callback `cudaHostFn_t`.
- * @param initialRefcount in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param initialRefcount in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `object_out`: out `cudaUserObject_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
@@ -153,8 +153,8 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
@@ -164,8 +164,8 @@ export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: 
 }
 let cudaUserObjectRetain$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param object in `cudaUserObject_t`.
- * @param count in `unsigned int`.
+ * @param object in `cudaUserObject_t`: an opaque handle, such as `cudaUserObjectCreate` returns.
+ * @param count in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;

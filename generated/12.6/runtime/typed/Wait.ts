@@ -12,7 +12,7 @@ let cudaWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `cudaExternalSemaphore_t`; its length is passed as `numExtSems`.
  * @param paramsArray in `const struct cudaExternalSemaphoreWaitParams *`: a `cudaExternalSemaphoreWaitParams` object or its bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaWaitExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreWaitParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);

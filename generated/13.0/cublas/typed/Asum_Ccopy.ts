@@ -10,14 +10,14 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasAsumEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasAsumEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `void *`: host or device memory.
- * @param resultType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param resultType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasasumex). */
 export function cublasAsumEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasAsumEx', 'handle', handle, true) as typeof handle;
@@ -33,14 +33,14 @@ export function cublasAsumEx(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasAsumEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasAsumEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int64_t`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `void *`: host or device memory.
- * @param resultType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param resultType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasasumex). */
 export function cublasAsumEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasAsumEx_64', 'handle', handle, true) as typeof handle;
@@ -56,17 +56,17 @@ export function cublasAsumEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
 }
 let cublasAxpyEx$: typeof cublasAxpyEx | undefined;
 /** `cublasStatus_t cublasAxpyEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param alphaType in `cudaDataType`.
+ * @param alphaType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int`.
- * @param executiontype in `cudaDataType`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int`: a signed 32-bit integer.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasaxpyex). */
 export function cublasAxpyEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, executiontype: T.cudaDataType): void {
   return (cublasAxpyEx$ ??= bind$cublasAxpyEx())(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -94,17 +94,17 @@ function bind$cublasAxpyEx(): typeof cublasAxpyEx {
 }
 let cublasAxpyEx_64$: typeof cublasAxpyEx_64 | undefined;
 /** `cublasStatus_t cublasAxpyEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param alphaType in `cudaDataType`.
+ * @param alphaType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int64_t`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int64_t`.
- * @param executiontype in `cudaDataType`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasaxpyex). */
 export function cublasAxpyEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, executiontype: T.cudaDataType): void {
   return (cublasAxpyEx_64$ ??= bind$cublasAxpyEx_64())(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -132,13 +132,13 @@ function bind$cublasAxpyEx_64(): typeof cublasAxpyEx_64 {
 }
 let cublasCaxpy$: typeof cublasCaxpy | undefined;
 /** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-axpy). */
 export function cublasCaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCaxpy$ ??= bind$cublasCaxpy())(handle, n_, alpha, x, incx, y, incy);
@@ -162,13 +162,13 @@ function bind$cublasCaxpy(): typeof cublasCaxpy {
 }
 let cublasCaxpy_v2_64$: typeof cublasCaxpy_v2_64 | undefined;
 /** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-axpy). */
 export function cublasCaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasCaxpy_v2_64$ ??= bind$cublasCaxpy_v2_64())(handle, n_, alpha, x, incx, y, incy);
@@ -192,12 +192,12 @@ function bind$cublasCaxpy_v2_64(): typeof cublasCaxpy_v2_64 {
 }
 let cublasCcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCcopy', 'handle', handle, true) as typeof handle;
@@ -211,12 +211,12 @@ export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasCcopy_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasCcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCcopy_v2_64', 'handle', handle, true) as typeof handle;

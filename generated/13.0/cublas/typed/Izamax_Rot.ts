@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasIzamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -27,10 +27,10 @@ export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasIzamax_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `int64_t *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIzamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
@@ -44,10 +44,10 @@ export function cublasIzamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasIzamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `int *`: host or device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
@@ -61,10 +61,10 @@ export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasIzamin_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `int64_t *`: host or device memory.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
@@ -78,9 +78,9 @@ export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasLoggerConfigure$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param logIsOn in `int`.
- * @param logToStdOut in `int`.
- * @param logToStdErr in `int`.
+ * @param logIsOn in `int`: a signed 32-bit integer.
+ * @param logToStdOut in `int`: a signed 32-bit integer.
+ * @param logToStdErr in `int`: a signed 32-bit integer.
  * @param logFileName in string (`const char *`).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasloggerconfigure). */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string): void {
@@ -93,14 +93,14 @@ export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logT
 }
 let cublasNrm2Ex$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param result_ out `void *`: host or device memory.
- * @param resultType in `cudaDataType`.
- * @param executionType in `cudaDataType`.
+ * @param resultType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executionType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasnrm2ex). */
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
@@ -116,14 +116,14 @@ export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.D
 }
 let cublasNrm2Ex_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int64_t`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param result_ out `void *`: host or device memory.
- * @param resultType in `cudaDataType`.
- * @param executionType in `cudaDataType`.
+ * @param resultType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executionType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasnrm2ex). */
 export function cublasNrm2Ex_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex_64', 'handle', handle, true) as typeof handle;
@@ -139,18 +139,18 @@ export function cublasNrm2Ex_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
 }
 let cublasRotEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param c in `const void *`: address or host buffer.
  * @param s_ in `const void *`: address or host buffer.
- * @param csType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param csType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasrotex). */
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
@@ -170,18 +170,18 @@ export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.De
 }
 let cublasRotEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in/out `void *`: device memory.
- * @param xType in `cudaDataType`.
- * @param incx in `int64_t`.
+ * @param xType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in/out `void *`: device memory.
- * @param yType in `cudaDataType`.
- * @param incy in `int64_t`.
+ * @param yType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param c in `const void *`: address or host buffer.
  * @param s_ in `const void *`: address or host buffer.
- * @param csType in `cudaDataType`.
- * @param executiontype in `cudaDataType`.
+ * @param csType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasrotex). */
 export function cublasRotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx_64', 'handle', handle, true) as typeof handle;

@@ -10,19 +10,19 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasSsymm$: typeof cublasSsymm | undefined;
 /** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const float *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symm). */
 export function cublasSsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasSsymm$ ??= bind$cublasSsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -52,19 +52,19 @@ function bind$cublasSsymm(): typeof cublasSsymm {
 }
 let cublasSsymm_v2_64$: typeof cublasSsymm_v2_64 | undefined;
 /** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const float *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
- * @param ldc in `int64_t`.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symm). */
 export function cublasSsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasSsymm_v2_64$ ??= bind$cublasSsymm_v2_64())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -94,17 +94,17 @@ function bind$cublasSsymm_v2_64(): typeof cublasSsymm_v2_64 {
 }
 let cublasSsymv$: typeof cublasSsymv | undefined;
 /** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param x in `const float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symv). */
 export function cublasSsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSsymv$ ??= bind$cublasSsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
@@ -132,17 +132,17 @@ function bind$cublasSsymv(): typeof cublasSsymv {
 }
 let cublasSsymv_v2_64$: typeof cublasSsymv_v2_64 | undefined;
 /** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param x in `const float *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symv). */
 export function cublasSsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSsymv_v2_64$ ??= bind$cublasSsymv_v2_64())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
@@ -170,14 +170,14 @@ function bind$cublasSsymv_v2_64(): typeof cublasSsymv_v2_64 {
 }
 let cublasSsyr$: typeof cublasSsyr | undefined;
 /** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr). */
 export function cublasSsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasSsyr$ ??= bind$cublasSsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
@@ -202,16 +202,16 @@ function bind$cublasSsyr(): typeof cublasSsyr {
 }
 let cublasSsyr2$: typeof cublasSsyr2 | undefined;
 /** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const float *`: device memory.
- * @param incx in `int`.
+ * @param incx in `int`: a signed 32-bit integer.
  * @param y in `const float *`: device memory.
- * @param incy in `int`.
+ * @param incy in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2). */
 export function cublasSsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasSsyr2$ ??= bind$cublasSsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
@@ -238,16 +238,16 @@ function bind$cublasSsyr2(): typeof cublasSsyr2 {
 }
 let cublasSsyr2_v2_64$: typeof cublasSsyr2_v2_64 | undefined;
 /** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const float *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param y in `const float *`: device memory.
- * @param incy in `int64_t`.
+ * @param incy in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in/out `float *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2). */
 export function cublasSsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasSsyr2_v2_64$ ??= bind$cublasSsyr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
@@ -274,19 +274,19 @@ function bind$cublasSsyr2_v2_64(): typeof cublasSsyr2_v2_64 {
 }
 let cublasSsyr2k$: typeof cublasSsyr2k | undefined;
 /** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const float *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasSsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasSsyr2k$ ??= bind$cublasSsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -316,19 +316,19 @@ function bind$cublasSsyr2k(): typeof cublasSsyr2k {
 }
 let cublasSsyr2k_v2_64$: typeof cublasSsyr2k_v2_64 | undefined;
 /** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const float *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param B in `const float *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
- * @param ldc in `int64_t`.
+ * @param ldc in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasSsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasSsyr2k_v2_64$ ??= bind$cublasSsyr2k_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -358,14 +358,14 @@ function bind$cublasSsyr2k_v2_64(): typeof cublasSsyr2k_v2_64 {
 }
 let cublasSsyr_v2_64$: typeof cublasSsyr_v2_64 | undefined;
 /** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
+ * @param handle in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const float *`: device memory.
- * @param incx in `int64_t`.
+ * @param incx in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param A in/out `float *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr). */
 export function cublasSsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasSsyr_v2_64$ ??= bind$cublasSsyr_v2_64())(handle, uplo, n_, alpha, x, incx, A, lda);

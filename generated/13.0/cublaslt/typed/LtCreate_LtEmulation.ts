@@ -34,7 +34,7 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltdestroy). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
@@ -43,7 +43,7 @@ export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
 }
 let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
- * @param mask in `unsigned int`.
+ * @param mask in `unsigned int`: an unsigned 32-bit integer.
  * @returns `unsigned int`
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltdisablecpuinstructionssetmask). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
@@ -77,7 +77,7 @@ function bind$cublasLtEmulationDescCreate(): typeof cublasLtEmulationDescCreate 
 }
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param emulationDesc in `cublasLtEmulationDesc_t`.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: an opaque handle, such as `cublasLtEmulationDescCreate` returns.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescdestroy). */
 export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationDesc_t | null): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
@@ -86,7 +86,7 @@ export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationD
 }
 let cublasLtEmulationDescGetAttribute$: typeof cublasLtEmulationDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param emulationDesc in `cublasLtEmulationDesc_t`.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: an opaque handle, such as `cublasLtEmulationDescCreate` returns.
  * @param attr in `cublasLtEmulationDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescgetattribute). */
@@ -113,8 +113,8 @@ function bind$cublasLtEmulationDescGetAttribute(): typeof cublasLtEmulationDescG
 }
 let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param emulationDesc in `cublasLtEmulationDesc_t`.
- * @param size in `size_t`.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: an opaque handle, such as `cublasLtEmulationDescCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtEmulationDescInit_internal(emulationDesc: T.cublasLtEmulationDesc_t | null, size: T.Int64): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescInit_internal', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
@@ -124,7 +124,7 @@ export function cublasLtEmulationDescInit_internal(emulationDesc: T.cublasLtEmul
 }
 let cublasLtEmulationDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param emulationDesc in `cublasLtEmulationDesc_t`.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: an opaque handle, such as `cublasLtEmulationDescCreate` returns.
  * @param attr in `cublasLtEmulationDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescsetattribute). */

@@ -10,22 +10,22 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtMatmul$: typeof cublasLtMatmul | undefined;
 /** Wrapped by `Matmul.execute` (objects layer). `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param computeDesc in `cublasLtMatmulDesc_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param computeDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
- * @param Adesc in `cublasLtMatrixLayout_t`.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param B in `const void *`: device memory.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in `const void *`: device memory.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param D out `void *`: device memory.
- * @param Ddesc in `cublasLtMatrixLayout_t`.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes; null allowed.
  * @param workspace in/out `void *`: device memory, `workspaceSizeInBytes` bytes, or null.
  * @param workspaceSizeInBytes in `size_t`: count of `workspace` in bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmul).
  * @see {@link cuda-ts/objects!Matmul#execute | Matmul.execute} (objects layer) */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.cublasLtMatmulDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, D: T.DeviceMemory | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array | null, workspace: T.DeviceMemory | null, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
@@ -60,7 +60,7 @@ function bind$cublasLtMatmul(): typeof cublasLtMatmul {
 let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
- * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
+ * @param attr in `cublasLtMatmulAlgoCapAttributes_t`: one of the {@link T.cublasLtMatmulAlgoCapAttributes_t} values.
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
@@ -92,12 +92,12 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param operationDesc in `cublasLtMatmulDesc_t`.
- * @param Adesc in `cublasLtMatrixLayout_t`.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param Ddesc in `cublasLtMatrixLayout_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgocheck). */
@@ -117,7 +117,7 @@ export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, 
 let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
- * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`: one of the {@link T.cublasLtMatmulAlgoConfigAttributes_t} values.
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
@@ -150,7 +150,7 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
- * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`: one of the {@link T.cublasLtMatmulAlgoConfigAttributes_t} values.
  * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `algo`: in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
@@ -169,13 +169,13 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, at
 }
 let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param operationDesc in `cublasLtMatmulDesc_t`.
- * @param Adesc in `cublasLtMatrixLayout_t`.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param Ddesc in `cublasLtMatrixLayout_t`.
- * @param preference in `cublasLtMatmulPreference_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param preference in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @param requestedAlgoCount in `int`: capacity of `heuristicResultsArray`.
  * @returns the value of `heuristicResultsArray`: out array of `struct cublasLtMatmulHeuristicResult_t`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgogetheuristic). */
@@ -205,13 +205,13 @@ function bind$cublasLtMatmulAlgoGetHeuristic(): typeof cublasLtMatmulAlgoGetHeur
 }
 let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
- * @param Atype in `cudaDataType_t`.
- * @param Btype in `cudaDataType_t`.
- * @param Ctype in `cudaDataType_t`.
- * @param Dtype in `cudaDataType_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Atype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Btype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Ctype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Dtype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @param requestedAlgoCount in `int`: capacity of `algoIdsArray`.
  * @returns the value of `algoIdsArray`: out array of `i32`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgogetids). */
@@ -241,14 +241,14 @@ function bind$cublasLtMatmulAlgoGetIds(): typeof cublasLtMatmulAlgoGetIds {
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
- * @param Atype in `cudaDataType_t`.
- * @param Btype in `cudaDataType_t`.
- * @param Ctype in `cudaDataType_t`.
- * @param Dtype in `cudaDataType_t`.
- * @param algoId in `int`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Atype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Btype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Ctype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param Dtype in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
+ * @param algoId in `int`: a signed 32-bit integer.
  * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoinit). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
@@ -267,8 +267,8 @@ export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, c
 }
 let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldesccreate). */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
@@ -295,7 +295,7 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescdestroy). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
@@ -304,7 +304,7 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | n
 }
 let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescgetattribute). */
@@ -331,10 +331,10 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
- * @param size in `size_t`.
- * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cublasComputeType_t`: one of the {@link T.cublasComputeType_t} values.
+ * @param scaleType in `cudaDataType_t`: one of the {@link T.cudaDataType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t | null, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
@@ -346,7 +346,7 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc
 }
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: an opaque handle, such as `cublasLtMatmulDescCreate` returns.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescsetattribute). */
@@ -386,7 +386,7 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencedestroy). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
@@ -395,7 +395,7 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference
 }
 let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencegetattribute). */
@@ -422,8 +422,8 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
- * @param size in `size_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t | null, size: T.Int64): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
@@ -433,7 +433,7 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPref
 }
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`.
+ * @param pref in `cublasLtMatmulPreference_t`: an opaque handle, such as `cublasLtMatmulPreferenceCreate` returns.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencesetattribute). */

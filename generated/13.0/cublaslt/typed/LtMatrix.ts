@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `cudaDataType`.
- * @param rows in `uint64_t`.
- * @param cols in `uint64_t`.
- * @param ld in `int64_t`.
+ * @param type in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param rows in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutcreate). */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
@@ -42,7 +42,7 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutdestroy). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
@@ -51,7 +51,7 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t 
 }
 let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutgetattribute). */
@@ -78,12 +78,12 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
- * @param size in `size_t`.
- * @param type in `cudaDataType`.
- * @param rows in `uint64_t`.
- * @param cols in `uint64_t`.
- * @param ld in `int64_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param type in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param rows in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t | null, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
@@ -97,7 +97,7 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLay
 }
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @param matLayout in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutsetattribute). */
@@ -113,17 +113,17 @@ export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayo
 }
 let cublasLtMatrixTransform$: typeof cublasLtMatrixTransform | undefined;
 /** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param lightHandle in `cublasLtHandle_t`: an opaque handle, such as `cublasLtCreate` returns.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory, or null.
- * @param Adesc in `cublasLtMatrixLayout_t`.
+ * @param Adesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param B in `const void *`: device memory, or null.
- * @param Bdesc in `cublasLtMatrixLayout_t`.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
  * @param C out `void *`: device memory.
- * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param stream in `cudaStream_t`.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: an opaque handle, such as `cublasLtMatrixLayoutCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransform). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.cublasLtMatrixTransformDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, stream: T.cudaStream_t | null): void {
   return (cublasLtMatrixTransform$ ??= bind$cublasLtMatrixTransform())(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
@@ -151,7 +151,7 @@ function bind$cublasLtMatrixTransform(): typeof cublasLtMatrixTransform {
 }
 let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param scaleType in `cudaDataType`.
+ * @param scaleType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdesccreate). */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
@@ -177,7 +177,7 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescdestroy). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
@@ -186,7 +186,7 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatr
 }
 let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescgetattribute). */
@@ -213,9 +213,9 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
- * @param size in `size_t`.
- * @param scaleType in `cudaDataType`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param scaleType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t | null, size: T.Int64, scaleType: T.cudaDataType): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
@@ -226,7 +226,7 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublas
 }
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: an opaque handle, such as `cublasLtMatrixTransformDescCreate` returns.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescsetattribute). */

@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnActivationBackward$: typeof cudnnActivationBackward | undefined;
 /** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnactivationbackward).
  * @deprecated The headers mark it deprecated. */
@@ -51,13 +51,13 @@ function bind$cudnnActivationBackward(): typeof cudnnActivationBackward {
 }
 let cudnnActivationForward$: typeof cudnnActivationForward | undefined;
 /** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnactivationforward).
  * @deprecated The headers mark it deprecated. */
@@ -84,12 +84,12 @@ function bind$cudnnActivationForward(): typeof cudnnActivationForward {
 }
 let cudnnAddTensor$: typeof cudnnAddTensor | undefined;
 /** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param aDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param A in `const void *`: address or host buffer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param cDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param C in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnaddtensor).
  * @deprecated The headers mark it deprecated. */
@@ -122,7 +122,7 @@ export function cudnnAdvVersionCheck(): void {
 }
 let cudnnBackendCreateDescriptor$: typeof cudnnBackendCreateDescriptor | undefined;
 /** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param descriptorType in `cudnnBackendDescriptorType_t`.
+ * @param descriptorType in `cudnnBackendDescriptorType_t`: one of the {@link T.cudnnBackendDescriptorType_t} values.
  * @returns the value of `descriptor`: out `cudnnBackendDescriptor_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor). */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
@@ -157,7 +157,7 @@ export function cudnnBackendDestroyDescriptor(descriptor: T.Pointer): void {
 }
 let cudnnBackendExecute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendexecute). */
@@ -180,7 +180,7 @@ export function cudnnBackendFinalize(descriptor: T.Pointer): void {
 let cudnnBackendGetAttribute$: typeof cudnnBackendGetAttribute | undefined;
 /** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptor in/out `const cudnnBackendDescriptor_t`: address or host buffer.
- * @param attributeName in `cudnnBackendAttributeName_t`.
+ * @param attributeName in `cudnnBackendAttributeName_t`: one of the {@link T.cudnnBackendAttributeName_t} values.
  * @param attributeType in `cudnnBackendAttributeType_t`: data type of `arrayOfElements`.
  * @param requestedElementCount in `int64_t`: count of `arrayOfElements` in elements of `attributeType`.
  * @param arrayOfElements out `void *`: host memory, `requestedElementCount` elements of `attributeType`, or null.
@@ -218,10 +218,10 @@ export function cudnnBackendInitialize(descriptor: T.Pointer): void {
 }
 let cudnnBackendPopulateCudaGraph$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendpopulatecudagraph). */
 export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendPopulateCudaGraph', 'handle', handle, true) as typeof handle;
@@ -234,7 +234,7 @@ export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, ex
 let cudnnBackendSetAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptor in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @param attributeName in `cudnnBackendAttributeName_t`.
+ * @param attributeName in `cudnnBackendAttributeName_t`: one of the {@link T.cudnnBackendAttributeName_t} values.
  * @param attributeType in `cudnnBackendAttributeType_t`: data type of `arrayOfElements`.
  * @param elementCount in `int64_t`: count of `arrayOfElements` in elements of `attributeType`.
  * @param arrayOfElements in `const void *`: host memory, `elementCount` elements of `attributeType`.
@@ -250,10 +250,10 @@ export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T
 }
 let cudnnBackendUpdateCudaGraph$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendupdatecudagraph). */
 export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendUpdateCudaGraph', 'handle', handle, true) as typeof handle;

@@ -17,12 +17,12 @@ export function cudnnCnnVersionCheck(): void {
 }
 let cudnnConvolutionBackwardBias$: typeof cudnnConvolutionBackwardBias | undefined;
 /** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dbDesc in `const cudnnTensorDescriptor_t`.
+ * @param dbDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param db in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwardbias).
  * @deprecated The headers mark it deprecated. */
@@ -48,18 +48,18 @@ function bind$cudnnConvolutionBackwardBias(): typeof cudnnConvolutionBackwardBia
 }
 let cudnnConvolutionBackwardData$: typeof cudnnConvolutionBackwardData | undefined;
 /** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param w in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param algo in `cudnnConvolutionBwdDataAlgo_t`: one of the {@link T.cudnnConvolutionBwdDataAlgo_t} values.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
  * @deprecated The headers mark it deprecated. */
@@ -91,18 +91,18 @@ function bind$cudnnConvolutionBackwardData(): typeof cudnnConvolutionBackwardDat
 }
 let cudnnConvolutionBackwardFilter$: typeof cudnnConvolutionBackwardFilter | undefined;
 /** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param algo in `cudnnConvolutionBwdFilterAlgo_t`: one of the {@link T.cudnnConvolutionBwdFilterAlgo_t} values.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dwDesc in `const cudnnFilterDescriptor_t`.
+ * @param dwDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param dw in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
  * @deprecated The headers mark it deprecated. */
@@ -134,23 +134,23 @@ function bind$cudnnConvolutionBackwardFilter(): typeof cudnnConvolutionBackwardF
 }
 let cudnnConvolutionBiasActivationForward$: typeof cudnnConvolutionBiasActivationForward | undefined;
 /** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha1 in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param w in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param algo in `cudnnConvolutionFwdAlgo_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param algo in `cudnnConvolutionFwdAlgo_t`: one of the {@link T.cudnnConvolutionFwdAlgo_t} values.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param alpha2 in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param zDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param z in `const void *`: device memory.
- * @param biasDesc in `const cudnnTensorDescriptor_t`.
+ * @param biasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param bias in `const void *`: device memory.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
  * @deprecated The headers mark it deprecated. */
@@ -187,18 +187,18 @@ function bind$cudnnConvolutionBiasActivationForward(): typeof cudnnConvolutionBi
 }
 let cudnnConvolutionForward$: typeof cudnnConvolutionForward | undefined;
 /** Wrapped by `Cudnn.convolutionForward` (objects layer). `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param w in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param algo in `cudnnConvolutionFwdAlgo_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param algo in `cudnnConvolutionFwdAlgo_t`: one of the {@link T.cudnnConvolutionFwdAlgo_t} values.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnconvolutionforward).
  * @see {@link cuda-ts/objects!Cudnn#convolutionForward | Cudnn.convolutionForward} (objects layer)
@@ -403,7 +403,7 @@ function bind$cudnnCreateFilterDescriptor(): typeof cudnnCreateFilterDescriptor 
 }
 let cudnnCreateFusedOpsConstParamPack$: typeof cudnnCreateFusedOpsConstParamPack | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ops in `cudnnFusedOps_t`.
+ * @param ops in `cudnnFusedOps_t`: one of the {@link T.cudnnFusedOps_t} values.
  * @returns the value of `constPack`: out `cudnnFusedOpsConstParamPack_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnncreatefusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
@@ -430,7 +430,7 @@ function bind$cudnnCreateFusedOpsConstParamPack(): typeof cudnnCreateFusedOpsCon
 }
 let cudnnCreateFusedOpsPlan$: typeof cudnnCreateFusedOpsPlan | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ops in `cudnnFusedOps_t`.
+ * @param ops in `cudnnFusedOps_t`: one of the {@link T.cudnnFusedOps_t} values.
  * @returns the value of `plan`: out `cudnnFusedOpsPlan_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnncreatefusedopsplan).
  * @deprecated The headers mark it deprecated. */
@@ -457,7 +457,7 @@ function bind$cudnnCreateFusedOpsPlan(): typeof cudnnCreateFusedOpsPlan {
 }
 let cudnnCreateFusedOpsVariantParamPack$: typeof cudnnCreateFusedOpsVariantParamPack | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ops in `cudnnFusedOps_t`.
+ * @param ops in `cudnnFusedOps_t`: one of the {@link T.cudnnFusedOps_t} values.
  * @returns the value of `varPack`: out `cudnnFusedOpsVariantParamPack_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnncreatefusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnDeriveBNTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param derivedBnDesc in `cudnnTensorDescriptor_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param mode in `cudnnBatchNormMode_t`.
+ * @param derivedBnDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnderivebntensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnBatchNormMode_t): void {
@@ -24,11 +24,11 @@ export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescri
 }
 let cudnnDeriveNormTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param derivedNormScaleBiasDesc in `cudnnTensorDescriptor_t`.
- * @param derivedNormMeanVarDesc in `cudnnTensorDescriptor_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param groupCnt in `int`.
+ * @param derivedNormScaleBiasDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param derivedNormMeanVarDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnderivenormtensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, derivedNormMeanVarDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnNormMode_t, groupCnt: number): void {
@@ -42,7 +42,7 @@ export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudn
 }
 let cudnnDestroy$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnndestroy). */
 export function cudnnDestroy(handle: T.cudnnHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDestroy', 'handle', handle, true) as typeof handle;
@@ -51,7 +51,7 @@ export function cudnnDestroy(handle: T.cudnnHandle_t | null): void {
 }
 let cudnnDestroyActivationDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null): void {
@@ -61,7 +61,7 @@ export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivati
 }
 let cudnnDestroyAttnDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param attnDesc in `cudnnAttnDescriptor_t`.
+ * @param attnDesc in `cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null): void {
@@ -71,7 +71,7 @@ export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | n
 }
 let cudnnDestroyCTCLossDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyctclossdescriptor). */
 export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnDestroyCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -80,7 +80,7 @@ export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescrip
 }
 let cudnnDestroyConvolutionDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyconvolutiondescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null): void {
@@ -90,7 +90,7 @@ export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDe
 }
 let cudnnDestroyDropoutDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroydropoutdescriptor). */
 export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDestroyDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -99,7 +99,7 @@ export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescrip
 }
 let cudnnDestroyFilterDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param filterDesc in `cudnnFilterDescriptor_t`.
+ * @param filterDesc in `cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyfilterdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null): void {
@@ -109,7 +109,7 @@ export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor
 }
 let cudnnDestroyFusedOpsConstParamPack$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param constPack in `cudnnFusedOpsConstParamPack_t`.
+ * @param constPack in `cudnnFusedOpsConstParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsConstParamPack` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsConstParamPack_t | null): void {
@@ -119,7 +119,7 @@ export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsCon
 }
 let cudnnDestroyFusedOpsPlan$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cudnnFusedOpsPlan_t`.
+ * @param plan in `cudnnFusedOpsPlan_t`: an opaque handle, such as `cudnnCreateFusedOpsPlan` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t | null): void {
@@ -129,7 +129,7 @@ export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t | null): vo
 }
 let cudnnDestroyFusedOpsVariantParamPack$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
+ * @param varPack in `cudnnFusedOpsVariantParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsVariantParamPack` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
@@ -139,7 +139,7 @@ export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVar
 }
 let cudnnDestroyLRNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param lrnDesc in `cudnnLRNDescriptor_t`.
+ * @param lrnDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroylrndescriptor). */
 export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t | null): void {
   if (typeof lrnDesc !== 'number' || !(lrnDesc >= 0 && lrnDesc <= 9007199254740991) || Math.floor(lrnDesc) !== lrnDesc) lrnDesc = addressArg('cudnnDestroyLRNDescriptor', 'lrnDesc', lrnDesc, true) as typeof lrnDesc;
@@ -148,7 +148,7 @@ export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t | null
 }
 let cudnnDestroyOpTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param opTensorDesc in `cudnnOpTensorDescriptor_t`.
+ * @param opTensorDesc in `cudnnOpTensorDescriptor_t`: an opaque handle, such as `cudnnCreateOpTensorDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): void {
@@ -158,7 +158,7 @@ export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDesc
 }
 let cudnnDestroyPoolingDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `cudnnPoolingDescriptor_t`.
+ * @param poolingDesc in `cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroypoolingdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null): void {
@@ -168,7 +168,7 @@ export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescrip
 }
 let cudnnDestroyRNNDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
+ * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyrnndatadescriptor). */
 export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null): void {
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || Math.floor(rnnDataDesc) !== rnnDataDesc) rnnDataDesc = addressArg('cudnnDestroyRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
@@ -177,7 +177,7 @@ export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescrip
 }
 let cudnnDestroyRNNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyrnndescriptor). */
 export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t | null): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnDestroyRNNDescriptor', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -186,7 +186,7 @@ export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t | null
 }
 let cudnnDestroyReduceTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`.
+ * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`: an opaque handle, such as `cudnnCreateReduceTensorDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null): void {
@@ -196,7 +196,7 @@ export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnRedu
 }
 let cudnnDestroySeqDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param seqDataDesc in `cudnnSeqDataDescriptor_t`.
+ * @param seqDataDesc in `cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null): void {
@@ -206,7 +206,7 @@ export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescrip
 }
 let cudnnDestroySpatialTransformerDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`: an opaque handle, such as `cudnnCreateSpatialTransformerDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyspatialtransformerdescriptor). */
 export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null): void {
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnDestroySpatialTransformerDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
@@ -215,7 +215,7 @@ export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialT
 }
 let cudnnDestroyTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `cudnnTensorDescriptor_t`.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroytensordescriptor). */
 export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnDestroyTensorDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
@@ -224,7 +224,7 @@ export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor
 }
 let cudnnDestroyTensorTransformDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param transformDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroytensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null): void {

@@ -10,18 +10,18 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnDivisiveNormalizationBackward$: typeof cudnnDivisiveNormalizationBackward | undefined;
 /** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param normDesc in `cudnnLRNDescriptor_t`.
- * @param mode in `cudnnDivNormMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param normDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
+ * @param mode in `cudnnDivNormMode_t`: one of the {@link T.cudnnDivNormMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param means in `const void *`: address or host buffer.
  * @param dy in `const void *`: device memory.
  * @param temp in/out `void *`: address or host buffer.
  * @param temp2 in/out `void *`: address or host buffer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dXdMeansDesc in `const cudnnTensorDescriptor_t`.
+ * @param dXdMeansDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @param dMeans in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndivisivenormalizationbackward). */
@@ -54,17 +54,17 @@ function bind$cudnnDivisiveNormalizationBackward(): typeof cudnnDivisiveNormaliz
 }
 let cudnnDivisiveNormalizationForward$: typeof cudnnDivisiveNormalizationForward | undefined;
 /** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param normDesc in `cudnnLRNDescriptor_t`.
- * @param mode in `cudnnDivNormMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param normDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
+ * @param mode in `cudnnDivNormMode_t`: one of the {@link T.cudnnDivNormMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param means in `const void *`: address or host buffer.
  * @param temp in/out `void *`: address or host buffer.
  * @param temp2 in/out `void *`: address or host buffer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndivisivenormalizationforward). */
 export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
@@ -94,14 +94,14 @@ function bind$cudnnDivisiveNormalizationForward(): typeof cudnnDivisiveNormaliza
 }
 let cudnnDropoutBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param dropoutDesc in `const cudnnDropoutDescriptor_t`.
- * @param dydesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param dropoutDesc in `const cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param dydesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param dxdesc in `const cudnnTensorDescriptor_t`.
+ * @param dxdesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @param reserveSpace in/out `void *`: device memory.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndropoutbackward). */
 export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, dydesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, dxdesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutBackward', 'handle', handle, true) as typeof handle;
@@ -117,14 +117,14 @@ export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc
 }
 let cudnnDropoutForward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param dropoutDesc in `const cudnnDropoutDescriptor_t`.
- * @param xdesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param dropoutDesc in `const cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param xdesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param ydesc in `const cudnnTensorDescriptor_t`.
+ * @param ydesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @param reserveSpace in/out `void *`: device memory.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndropoutforward). */
 export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, xdesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, ydesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutForward', 'handle', handle, true) as typeof handle;
@@ -140,7 +140,7 @@ export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc:
 }
 let cudnnDropoutGetReserveSpaceSize$: typeof cudnnDropoutGetReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param xdesc in `cudnnTensorDescriptor_t`.
+ * @param xdesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndropoutgetreservespacesize). */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
@@ -166,7 +166,7 @@ function bind$cudnnDropoutGetReserveSpaceSize(): typeof cudnnDropoutGetReserveSp
 }
 let cudnnDropoutGetStatesSize$: typeof cudnnDropoutGetStatesSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndropoutgetstatessize). */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
@@ -192,11 +192,11 @@ function bind$cudnnDropoutGetStatesSize(): typeof cudnnDropoutGetStatesSize {
 }
 let cudnnFindConvolutionBackwardDataAlgorithm$: typeof cudnnFindConvolutionBackwardDataAlgorithm | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdDataAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithm).
@@ -225,13 +225,13 @@ function bind$cudnnFindConvolutionBackwardDataAlgorithm(): typeof cudnnFindConvo
 }
 let cudnnFindConvolutionBackwardDataAlgorithmEx$: typeof cudnnFindConvolutionBackwardDataAlgorithmEx | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param w in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
@@ -268,11 +268,11 @@ function bind$cudnnFindConvolutionBackwardDataAlgorithmEx(): typeof cudnnFindCon
 }
 let cudnnFindConvolutionBackwardFilterAlgorithm$: typeof cudnnFindConvolutionBackwardFilterAlgorithm | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param dwDesc in `const cudnnFilterDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param dwDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdFilterAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithm).
@@ -301,13 +301,13 @@ function bind$cudnnFindConvolutionBackwardFilterAlgorithm(): typeof cudnnFindCon
 }
 let cudnnFindConvolutionBackwardFilterAlgorithmEx$: typeof cudnnFindConvolutionBackwardFilterAlgorithmEx | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param dwDesc in `const cudnnFilterDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param dwDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param dw in/out `void *`: device memory.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
@@ -344,11 +344,11 @@ function bind$cudnnFindConvolutionBackwardFilterAlgorithmEx(): typeof cudnnFindC
 }
 let cudnnFindConvolutionForwardAlgorithm$: typeof cudnnFindConvolutionForwardAlgorithm | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionFwdAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithm).
@@ -377,13 +377,13 @@ function bind$cudnnFindConvolutionForwardAlgorithm(): typeof cudnnFindConvolutio
 }
 let cudnnFindConvolutionForwardAlgorithmEx$: typeof cudnnFindConvolutionForwardAlgorithmEx | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param w in `const void *`: device memory.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnFusedOpsExecute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param plan in `const cudnnFusedOpsPlan_t`.
- * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param plan in `const cudnnFusedOpsPlan_t`: an opaque handle, such as `cudnnCreateFusedOpsPlan` returns.
+ * @param varPack in `cudnnFusedOpsVariantParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsVariantParamPack` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnfusedopsexecute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
@@ -24,7 +24,7 @@ export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cud
 }
 let cudnnGetActivationDescriptor$: typeof cudnnGetActivationDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param coef in/out `double *`: address or host buffer.
  * @returns `{ mode, reluNanOpt }`: `mode`: out `cudnnActivationMode_t *`; `reluNanOpt`: out `cudnnNanPropagation_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetactivationdescriptor).
@@ -49,7 +49,7 @@ function bind$cudnnGetActivationDescriptor(): typeof cudnnGetActivationDescripto
 }
 let cudnnGetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param swish_beta in/out `double *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetactivationdescriptorswishbeta).
  * @deprecated The headers mark it deprecated. */
@@ -61,7 +61,7 @@ export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnAct
 }
 let cudnnGetAttnDescriptor$: typeof cudnnGetAttnDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param attnDesc in `cudnnAttnDescriptor_t`.
+ * @param attnDesc in `cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
  * @param attnMode in/out `unsigned int *`: address or host buffer.
  * @param nHeads in/out `int *`: address or host buffer.
  * @param smScaler in/out `double *`: address or host buffer.
@@ -106,16 +106,16 @@ function bind$cudnnGetAttnDescriptor(): typeof cudnnGetAttnDescriptor {
 }
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: typeof cudnnGetBatchNormalizationBackwardExWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
- * @param bnOps in `cudnnBatchNormOps_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
- * @param dzDesc in `const cudnnTensorDescriptor_t`.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
- * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
+ * @param bnOps in `cudnnBatchNormOps_t`: one of the {@link T.cudnnBatchNormOps_t} values.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationbackwardexworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -151,14 +151,14 @@ function bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize(): typeof cudnnG
 }
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: typeof cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
- * @param bnOps in `cudnnBatchNormOps_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param zDesc in `const cudnnTensorDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
- * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
+ * @param bnOps in `cudnnBatchNormOps_t`: one of the {@link T.cudnnBatchNormOps_t} values.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param zDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationforwardtrainingexworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -192,11 +192,11 @@ function bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(): typeof
 }
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: typeof cudnnGetBatchNormalizationTrainingExReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnBatchNormMode_t`.
- * @param bnOps in `cudnnBatchNormOps_t`.
- * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnBatchNormMode_t`: one of the {@link T.cudnnBatchNormMode_t} values.
+ * @param bnOps in `cudnnBatchNormOps_t`: one of the {@link T.cudnnBatchNormOps_t} values.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationtrainingexreservespacesize).
  * @deprecated The headers mark it deprecated. */
@@ -227,7 +227,7 @@ function bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize(): typeof cud
 }
 let cudnnGetCTCLossDescriptor$: typeof cudnnGetCTCLossDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @returns the value of `compType`: out `cudnnDataType_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor).
  * @deprecated The headers mark it deprecated. */
@@ -249,7 +249,7 @@ function bind$cudnnGetCTCLossDescriptor(): typeof cudnnGetCTCLossDescriptor {
 }
 let cudnnGetCTCLossDescriptorEx$: typeof cudnnGetCTCLossDescriptorEx | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptorex).
  * @deprecated The headers mark it deprecated. */
@@ -273,7 +273,7 @@ function bind$cudnnGetCTCLossDescriptorEx(): typeof cudnnGetCTCLossDescriptorEx 
 }
 let cudnnGetCTCLossDescriptor_v8$: typeof cudnnGetCTCLossDescriptor_v8 | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @param maxLabelLength in/out `int *`: address or host buffer.
  * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v8).
@@ -299,7 +299,7 @@ function bind$cudnnGetCTCLossDescriptor_v8(): typeof cudnnGetCTCLossDescriptor_v
 }
 let cudnnGetCTCLossDescriptor_v9$: typeof cudnnGetCTCLossDescriptor_v9 | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @param maxLabelLength in/out `int *`: address or host buffer.
  * @returns `{ compType, normMode, ctcGradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `ctcGradMode`: out `cudnnCTCGradMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v9). */
@@ -324,14 +324,14 @@ function bind$cudnnGetCTCLossDescriptor_v9(): typeof cudnnGetCTCLossDescriptor_v
 }
 let cudnnGetCTCLossWorkspaceSize$: typeof cudnnGetCTCLossWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param probsDesc in `const cudnnTensorDescriptor_t`.
- * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param labels in `const int *`: address or host buffer.
  * @param labelLengths in `const int *`: address or host buffer.
  * @param inputLengths in `const int *`: address or host buffer.
- * @param algo in `cudnnCTCLossAlgo_t`.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param algo in `cudnnCTCLossAlgo_t`: one of the {@link T.cudnnCTCLossAlgo_t} values.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossworkspacesize). */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): number {
@@ -364,11 +364,11 @@ function bind$cudnnGetCTCLossWorkspaceSize(): typeof cudnnGetCTCLossWorkspaceSiz
 }
 let cudnnGetCTCLossWorkspaceSize_v8$: typeof cudnnGetCTCLossWorkspaceSize_v8 | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param algo in `cudnnCTCLossAlgo_t`.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @param probsDesc in `const cudnnTensorDescriptor_t`.
- * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param algo in `cudnnCTCLossAlgo_t`: one of the {@link T.cudnnCTCLossAlgo_t} values.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossworkspacesize_v8). */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {

@@ -32,7 +32,7 @@ function bind$cudnnGetCallback(): typeof cudnnGetCallback {
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: typeof cudnnGetConvolutionBackwardDataAlgorithmMaxCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @returns the value of `count`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
@@ -54,11 +54,11 @@ function bind$cudnnGetConvolutionBackwardDataAlgorithmMaxCount(): typeof cudnnGe
 }
 let cudnnGetConvolutionBackwardDataAlgorithm_v7$: typeof cudnnGetConvolutionBackwardDataAlgorithm_v7 | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
- * @param diffDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param gradDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param diffDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param gradDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdDataAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithm_v7).
@@ -87,12 +87,12 @@ function bind$cudnnGetConvolutionBackwardDataAlgorithm_v7(): typeof cudnnGetConv
 }
 let cudnnGetConvolutionBackwardDataWorkspaceSize$: typeof cudnnGetConvolutionBackwardDataWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
- * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param algo in `cudnnConvolutionBwdDataAlgo_t`: one of the {@link T.cudnnConvolutionBwdDataAlgo_t} values.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -124,7 +124,7 @@ function bind$cudnnGetConvolutionBackwardDataWorkspaceSize(): typeof cudnnGetCon
 }
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: typeof cudnnGetConvolutionBackwardFilterAlgorithmMaxCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @returns the value of `count`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
@@ -146,11 +146,11 @@ function bind$cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(): typeof cudnn
 }
 let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: typeof cudnnGetConvolutionBackwardFilterAlgorithm_v7 | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param srcDesc in `const cudnnTensorDescriptor_t`.
- * @param diffDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param gradDesc in `const cudnnFilterDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param diffDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param gradDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdFilterAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithm_v7).
@@ -179,12 +179,12 @@ function bind$cudnnGetConvolutionBackwardFilterAlgorithm_v7(): typeof cudnnGetCo
 }
 let cudnnGetConvolutionBackwardFilterWorkspaceSize$: typeof cudnnGetConvolutionBackwardFilterWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param gradDesc in `const cudnnFilterDescriptor_t`.
- * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param gradDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param algo in `cudnnConvolutionBwdFilterAlgo_t`: one of the {@link T.cudnnConvolutionBwdFilterAlgo_t} values.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilterworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -216,7 +216,7 @@ function bind$cudnnGetConvolutionBackwardFilterWorkspaceSize(): typeof cudnnGetC
 }
 let cudnnGetConvolutionForwardAlgorithmMaxCount$: typeof cudnnGetConvolutionForwardAlgorithmMaxCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @returns the value of `count`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
@@ -238,11 +238,11 @@ function bind$cudnnGetConvolutionForwardAlgorithmMaxCount(): typeof cudnnGetConv
 }
 let cudnnGetConvolutionForwardAlgorithm_v7$: typeof cudnnGetConvolutionForwardAlgorithm_v7 | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param srcDesc in `const cudnnTensorDescriptor_t`.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param destDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param destDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionFwdAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithm_v7).
@@ -271,12 +271,12 @@ function bind$cudnnGetConvolutionForwardAlgorithm_v7(): typeof cudnnGetConvoluti
 }
 let cudnnGetConvolutionForwardWorkspaceSize$: typeof cudnnGetConvolutionForwardWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
- * @param algo in `cudnnConvolutionFwdAlgo_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param algo in `cudnnConvolutionFwdAlgo_t`: one of the {@link T.cudnnConvolutionFwdAlgo_t} values.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardworkspacesize).
  * @deprecated The headers mark it deprecated. */
@@ -308,7 +308,7 @@ function bind$cudnnGetConvolutionForwardWorkspaceSize(): typeof cudnnGetConvolut
 }
 let cudnnGetConvolutionGroupCount$: typeof cudnnGetConvolutionGroupCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
  * @returns the value of `groupCount`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutiongroupcount).
  * @deprecated The headers mark it deprecated. */
@@ -330,7 +330,7 @@ function bind$cudnnGetConvolutionGroupCount(): typeof cudnnGetConvolutionGroupCo
 }
 let cudnnGetConvolutionMathType$: typeof cudnnGetConvolutionMathType | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
  * @returns the value of `mathType`: out `cudnnMathType_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionmathtype).
  * @deprecated The headers mark it deprecated. */
@@ -352,8 +352,8 @@ function bind$cudnnGetConvolutionMathType(): typeof cudnnGetConvolutionMathType 
 }
 let cudnnGetConvolutionNdDescriptor$: typeof cudnnGetConvolutionNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param arrayLengthRequested in `int`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param arrayLengthRequested in `int`: a signed 32-bit integer.
  * @param arrayLength in/out `int *`: address or host buffer.
  * @param padA in/out `int *`: address or host buffer.
  * @param strideA in/out `int *`: address or host buffer.
@@ -385,10 +385,10 @@ function bind$cudnnGetConvolutionNdDescriptor(): typeof cudnnGetConvolutionNdDes
 }
 let cudnnGetConvolutionNdForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
- * @param nbDims in `int`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param tensorOuputDimA in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionndforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
@@ -403,7 +403,7 @@ export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvoluti
 }
 let cudnnGetConvolutionReorderType$: typeof cudnnGetConvolutionReorderType | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
  * @returns the value of `reorderType`: out `cudnnReorderType_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolutionreordertype).
  * @deprecated The headers mark it deprecated. */

@@ -10,20 +10,20 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetFoldedConvBackwardDataDescriptors$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `const cudnnHandle_t`.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
- * @param diffDesc in `const cudnnTensorDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
- * @param gradDesc in `const cudnnTensorDescriptor_t`.
- * @param transformFormat in `const cudnnTensorFormat_t`.
- * @param foldedFilterDesc in `cudnnFilterDescriptor_t`.
- * @param paddedDiffDesc in `cudnnTensorDescriptor_t`.
- * @param foldedConvDesc in `cudnnConvolutionDescriptor_t`.
- * @param foldedGradDesc in `cudnnTensorDescriptor_t`.
- * @param filterFoldTransDesc in `cudnnTensorTransformDescriptor_t`.
- * @param diffPadTransDesc in `cudnnTensorTransformDescriptor_t`.
- * @param gradFoldTransDesc in `cudnnTensorTransformDescriptor_t`.
- * @param gradUnfoldTransDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param handle in `const cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param diffDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param gradDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param transformFormat in `const cudnnTensorFormat_t`: one of the {@link T.cudnnTensorFormat_t} values.
+ * @param foldedFilterDesc in `cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param paddedDiffDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param foldedConvDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param foldedGradDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param filterFoldTransDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
+ * @param diffPadTransDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
+ * @param gradFoldTransDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
+ * @param gradUnfoldTransDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetfoldedconvbackwarddatadescriptors).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t | null, paddedDiffDesc: T.cudnnTensorDescriptor_t | null, foldedConvDesc: T.cudnnConvolutionDescriptor_t | null, foldedGradDesc: T.cudnnTensorDescriptor_t | null, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t | null): void {
@@ -46,8 +46,8 @@ export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_
 }
 let cudnnGetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param constPack in `const cudnnFusedOpsConstParamPack_t`.
- * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
+ * @param constPack in `const cudnnFusedOpsConstParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsConstParamPack` returns.
+ * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`: one of the {@link T.cudnnFusedOpsConstParamLabel_t} values.
  * @param param in/out `void *`: address or host buffer.
  * @param isNULL in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetfusedopsconstparampackattribute).
@@ -62,8 +62,8 @@ export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedO
 }
 let cudnnGetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param varPack in `const cudnnFusedOpsVariantParamPack_t`.
- * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
+ * @param varPack in `const cudnnFusedOpsVariantParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsVariantParamPack` returns.
+ * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`: one of the {@link T.cudnnFusedOpsVariantParamLabel_t} values.
  * @param ptr in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetfusedopsvariantparampackattribute).
  * @deprecated The headers mark it deprecated. */
@@ -76,7 +76,7 @@ export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedO
 }
 let cudnnGetLRNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param normDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
  * @param lrnN in/out `unsigned int *`: address or host buffer.
  * @param lrnAlpha in/out `double *`: address or host buffer.
  * @param lrnBeta in/out `double *`: address or host buffer.
@@ -94,7 +94,7 @@ export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, l
 let cudnnGetLastErrorString$c: NativeFunction | undefined;
 /** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 13.0
  * @param message in/out `char *`: address or host buffer.
- * @param max_size in `size_t`.
+ * @param max_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `void`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetlasterrorstring). */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
@@ -113,8 +113,8 @@ export function cudnnGetMaxDeviceVersion(): number {
 }
 let cudnnGetMultiHeadAttnBuffers$: typeof cudnnGetMultiHeadAttnBuffers | undefined;
 /** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
  * @returns `{ weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes }`: `weightSizeInBytes`: out `size_t *`; `workSpaceSizeInBytes`: out `size_t *`: a size in bytes; `reserveSpaceSizeInBytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetmultiheadattnbuffers).
  * @deprecated The headers mark it deprecated. */
@@ -139,12 +139,12 @@ function bind$cudnnGetMultiHeadAttnBuffers(): typeof cudnnGetMultiHeadAttnBuffer
 }
 let cudnnGetMultiHeadAttnWeights$: typeof cudnnGetMultiHeadAttnWeights | undefined;
 /** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param attnDesc in `const cudnnAttnDescriptor_t`.
- * @param wKind in `cudnnMultiHeadAttnWeightKind_t`.
- * @param weightSizeInBytes in `size_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
+ * @param wKind in `cudnnMultiHeadAttnWeightKind_t`: one of the {@link T.cudnnMultiHeadAttnWeightKind_t} values.
+ * @param weightSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weights in `const void *`: address or host buffer.
- * @param wDesc in `cudnnTensorDescriptor_t`.
+ * @param wDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `wAddr`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetmultiheadattnweights).
  * @deprecated The headers mark it deprecated. */

@@ -10,12 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetSeqDataDescriptor$: typeof cudnnGetSeqDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param seqDataDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param seqDataDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param nbDims in/out `int *`: address or host buffer.
- * @param nbDimsRequested in `int`.
+ * @param nbDimsRequested in `int`: a signed 32-bit integer.
  * @param dimA in/out `int *`: address or host buffer.
  * @param axes in/out `cudnnSeqDataAxis_t *`: address or host buffer.
- * @param seqLengthSizeRequested in `size_t`.
+ * @param seqLengthSizeRequested in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param seqLengthArray in/out `int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
  * @returns `{ dataType, seqLengthArraySize }`: `dataType`: out `cudnnDataType_t *`; `seqLengthArraySize`: out `size_t *`.
@@ -47,7 +47,7 @@ function bind$cudnnGetSeqDataDescriptor(): typeof cudnnGetSeqDataDescriptor {
 }
 let cudnnGetStream$: typeof cudnnGetStream | undefined;
 /** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetstream). */
 export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
@@ -73,7 +73,7 @@ function bind$cudnnGetStream(): typeof cudnnGetStream {
 }
 let cudnnGetTensor4dDescriptor$: typeof cudnnGetTensor4dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param tensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param n_ in/out `int *`: address or host buffer.
  * @param c in/out `int *`: address or host buffer.
  * @param h in/out `int *`: address or host buffer.
@@ -110,8 +110,8 @@ function bind$cudnnGetTensor4dDescriptor(): typeof cudnnGetTensor4dDescriptor {
 }
 let cudnnGetTensorNdDescriptor$: typeof cudnnGetTensorNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `const cudnnTensorDescriptor_t`.
- * @param nbDimsRequested in `int`.
+ * @param tensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param nbDimsRequested in `int`: a signed 32-bit integer.
  * @param nbDims in/out `int *`: address or host buffer.
  * @param dimA in/out `int *`: address or host buffer.
  * @param strideA in/out `int *`: address or host buffer.
@@ -139,7 +139,7 @@ function bind$cudnnGetTensorNdDescriptor(): typeof cudnnGetTensorNdDescriptor {
 }
 let cudnnGetTensorSizeInBytes$: typeof cudnnGetTensorSizeInBytes | undefined;
 /** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param tensorDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngettensorsizeinbytes). */
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t | null): number {
@@ -165,8 +165,8 @@ function bind$cudnnGetTensorSizeInBytes(): typeof cudnnGetTensorSizeInBytes {
 }
 let cudnnGetTensorTransformDescriptor$: typeof cudnnGetTensorTransformDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
- * @param nbDimsRequested in `uint32_t`.
+ * @param transformDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
+ * @param nbDimsRequested in `uint32_t`: an unsigned 32-bit integer.
  * @param padBeforeA in/out `int32_t *`: address or host buffer.
  * @param padAfterA in/out `int32_t *`: address or host buffer.
  * @param foldA in/out `uint32_t *`: address or host buffer.

@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnIm2Col$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param wDesc in `const cudnnFilterDescriptor_t`.
- * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
  * @param colBuffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnim2col).
  * @deprecated The headers mark it deprecated. */
@@ -30,9 +30,9 @@ export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensor
 }
 let cudnnInitTransformDest$: typeof cudnnInitTransformDest | undefined;
 /** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `const cudnnTensorTransformDescriptor_t`.
- * @param srcDesc in `const cudnnTensorDescriptor_t`.
- * @param destDesc in `cudnnTensorDescriptor_t`.
+ * @param transformDesc in `const cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param destDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @returns the value of `destSizeInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnninittransformdest).
  * @deprecated The headers mark it deprecated. */
@@ -61,18 +61,18 @@ function bind$cudnnInitTransformDest(): typeof cudnnInitTransformDest {
 }
 let cudnnLRNCrossChannelBackward$: typeof cudnnLRNCrossChannelBackward | undefined;
 /** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param normDesc in `cudnnLRNDescriptor_t`.
- * @param lrnMode in `cudnnLRNMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param normDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
+ * @param lrnMode in `cudnnLRNMode_t`: one of the {@link T.cudnnLRNMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnlrncrosschannelbackward). */
 export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
@@ -103,14 +103,14 @@ function bind$cudnnLRNCrossChannelBackward(): typeof cudnnLRNCrossChannelBackwar
 }
 let cudnnLRNCrossChannelForward$: typeof cudnnLRNCrossChannelForward | undefined;
 /** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param normDesc in `cudnnLRNDescriptor_t`.
- * @param lrnMode in `cudnnLRNMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param normDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
+ * @param lrnMode in `cudnnLRNMode_t`: one of the {@link T.cudnnLRNMode_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnlrncrosschannelforward). */
 export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
@@ -137,9 +137,9 @@ function bind$cudnnLRNCrossChannelForward(): typeof cudnnLRNCrossChannelForward 
 }
 let cudnnMakeFusedOpsPlan$: typeof cudnnMakeFusedOpsPlan | undefined;
 /** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param plan in `cudnnFusedOpsPlan_t`.
- * @param constPack in `const cudnnFusedOpsConstParamPack_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param plan in `cudnnFusedOpsPlan_t`: an opaque handle, such as `cudnnCreateFusedOpsPlan` returns.
+ * @param constPack in `const cudnnFusedOpsConstParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsConstParamPack` returns.
  * @returns the value of `workspaceSizeInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnmakefusedopsplan).
  * @deprecated The headers mark it deprecated. */
@@ -168,28 +168,28 @@ function bind$cudnnMakeFusedOpsPlan(): typeof cudnnMakeFusedOpsPlan {
 }
 let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
  * @param loWinIdx in `const int *`: address or host buffer.
  * @param hiWinIdx in `const int *`: address or host buffer.
  * @param devSeqLengthsDQDO in `const int *`: address or host buffer.
  * @param devSeqLengthsDKDV in `const int *`: address or host buffer.
- * @param doDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param doDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param dout in `const void *`: address or host buffer.
- * @param dqDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dqDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param dqueries in/out `void *`: address or host buffer.
  * @param queries in `const void *`: address or host buffer.
- * @param dkDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dkDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param dkeys in/out `void *`: address or host buffer.
  * @param keys in `const void *`: address or host buffer.
- * @param dvDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dvDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param dvalues in/out `void *`: address or host buffer.
  * @param values in `const void *`: address or host buffer.
- * @param weightSizeInBytes in `size_t`.
+ * @param weightSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weights in `const void *`: address or host buffer.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnmultiheadattnbackwarddata).
  * @deprecated The headers mark it deprecated. */
@@ -222,23 +222,23 @@ export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, a
 }
 let cudnnMultiHeadAttnBackwardWeights$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param attnDesc in `const cudnnAttnDescriptor_t`.
- * @param addGrad in `cudnnWgradMode_t`.
- * @param qDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
+ * @param addGrad in `cudnnWgradMode_t`: one of the {@link T.cudnnWgradMode_t} values.
+ * @param qDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param queries in `const void *`: address or host buffer.
- * @param kDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param kDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param keys in `const void *`: address or host buffer.
- * @param vDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param vDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param values in `const void *`: address or host buffer.
- * @param doDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param doDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param dout in `const void *`: address or host buffer.
- * @param weightSizeInBytes in `size_t`.
+ * @param weightSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weights in `const void *`: address or host buffer.
  * @param dweights in/out `void *`: address or host buffer.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnmultiheadattnbackwardweights).
  * @deprecated The headers mark it deprecated. */
@@ -266,27 +266,27 @@ export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null
 }
 let cudnnMultiHeadAttnForward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param attnDesc in `const cudnnAttnDescriptor_t`.
- * @param currIdx in `int`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
+ * @param currIdx in `int`: a signed 32-bit integer.
  * @param loWinIdx in `const int *`: address or host buffer.
  * @param hiWinIdx in `const int *`: address or host buffer.
  * @param devSeqLengthsQO in `const int *`: address or host buffer.
  * @param devSeqLengthsKV in `const int *`: address or host buffer.
- * @param qDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param qDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param queries in `const void *`: address or host buffer.
  * @param residuals in `const void *`: address or host buffer.
- * @param kDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param kDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param keys in `const void *`: address or host buffer.
- * @param vDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param vDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param values in `const void *`: address or host buffer.
- * @param oDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param oDesc in `const cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
  * @param out in/out `void *`: address or host buffer.
- * @param weightSizeInBytes in `size_t`.
+ * @param weightSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weights in `const void *`: address or host buffer.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
- * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnmultiheadattnforward).
  * @deprecated The headers mark it deprecated. */

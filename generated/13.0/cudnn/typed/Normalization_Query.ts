@@ -10,39 +10,39 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnNormalizationBackward$: typeof cudnnNormalizationBackward | undefined;
 /** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param normOps in `cudnnNormOps_t`.
- * @param algo in `cudnnNormAlgo_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param normOps in `cudnnNormOps_t`: one of the {@link T.cudnnNormOps_t} values.
+ * @param algo in `cudnnNormAlgo_t`: one of the {@link T.cudnnNormAlgo_t} values.
  * @param alphaDataDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param betaDataDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param alphaParamDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param betaParamDiff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param xData in `const void *`: device memory.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param yData in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dyData in `const void *`: device memory.
- * @param dzDesc in `const cudnnTensorDescriptor_t`.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dzData in/out `void *`: device memory.
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dxData in/out `void *`: device memory.
- * @param dNormScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param dNormScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param normScaleData in `const void *`: address or host buffer.
  * @param normBiasData in `const void *`: address or host buffer.
  * @param dNormScaleData in/out `void *`: address or host buffer.
  * @param dNormBiasData in/out `void *`: address or host buffer.
- * @param epsilon in `double`.
- * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param epsilon in `double`: a number.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param savedMean in `const void *`: device memory.
  * @param savedInvVariance in `const void *`: device memory.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param reserveSpace in/out `void *`: device memory.
- * @param reserveSpaceSizeInBytes in `size_t`.
- * @param groupCnt in `int`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnnormalizationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.UntypedScalar, betaDataDiff: T.UntypedScalar, alphaParamDiff: T.UntypedScalar, betaParamDiff: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.DeviceMemory | null, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.DeviceMemory | null, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.DeviceMemory | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, savedMean: T.DeviceMemory | null, savedInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
@@ -93,27 +93,27 @@ function bind$cudnnNormalizationBackward(): typeof cudnnNormalizationBackward {
 }
 let cudnnNormalizationForwardInference$: typeof cudnnNormalizationForwardInference | undefined;
 /** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param normOps in `cudnnNormOps_t`.
- * @param algo in `cudnnNormAlgo_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param normOps in `cudnnNormOps_t`: one of the {@link T.cudnnNormOps_t} values.
+ * @param algo in `cudnnNormAlgo_t`: one of the {@link T.cudnnNormAlgo_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param normScale in `const void *`: address or host buffer.
  * @param normBias in `const void *`: address or host buffer.
- * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param estimatedMean in `const void *`: device memory.
  * @param estimatedVariance in `const void *`: device memory.
- * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param zDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param z in `const void *`: device memory.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
- * @param epsilon in `double`.
- * @param groupCnt in `int`.
+ * @param epsilon in `double`: a number.
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnnormalizationforwardinference).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, estimatedMean: T.DeviceMemory | null, estimatedVariance: T.DeviceMemory | null, zDesc: T.cudnnTensorDescriptor_t | null, z: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, epsilon: number, groupCnt: number): void {
@@ -152,34 +152,34 @@ function bind$cudnnNormalizationForwardInference(): typeof cudnnNormalizationFor
 }
 let cudnnNormalizationForwardTraining$: typeof cudnnNormalizationForwardTraining | undefined;
 /** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnNormMode_t`.
- * @param normOps in `cudnnNormOps_t`.
- * @param algo in `cudnnNormAlgo_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnNormMode_t`: one of the {@link T.cudnnNormMode_t} values.
+ * @param normOps in `cudnnNormOps_t`: one of the {@link T.cudnnNormOps_t} values.
+ * @param algo in `cudnnNormAlgo_t`: one of the {@link T.cudnnNormAlgo_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param xData in `const void *`: device memory.
- * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param normScale in `const void *`: address or host buffer.
  * @param normBias in `const void *`: address or host buffer.
- * @param exponentialAverageFactor in `double`.
- * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param exponentialAverageFactor in `double`: a number.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param resultRunningMean in/out `void *`: device memory.
  * @param resultRunningVariance in/out `void *`: device memory.
- * @param epsilon in `double`.
+ * @param epsilon in `double`: a number.
  * @param resultSaveMean in/out `void *`: device memory.
  * @param resultSaveInvVariance in/out `void *`: device memory.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
- * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param zDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param zData in `const void *`: device memory.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param yData in/out `void *`: device memory.
  * @param workspace in/out `void *`: address or host buffer.
- * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
- * @param reserveSpaceSizeInBytes in `size_t`.
- * @param groupCnt in `int`.
+ * @param reserveSpaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param groupCnt in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnnormalizationforwardtraining).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, resultRunningMean: T.DeviceMemory | null, resultRunningVariance: T.DeviceMemory | null, epsilon: number, resultSaveMean: T.DeviceMemory | null, resultSaveInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
@@ -225,16 +225,16 @@ function bind$cudnnNormalizationForwardTraining(): typeof cudnnNormalizationForw
 }
 let cudnnOpTensor$: typeof cudnnOpTensor | undefined;
 /** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`: an opaque handle, such as `cudnnCreateOpTensorDescriptor` returns.
  * @param alpha1 in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param aDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param A in `const void *`: address or host buffer.
  * @param alpha2 in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param bDesc in `const cudnnTensorDescriptor_t`.
+ * @param bDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param B in `const void *`: address or host buffer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param cDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param C in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnoptensor).
  * @deprecated The headers mark it deprecated. */
@@ -271,17 +271,17 @@ export function cudnnOpsVersionCheck(): void {
 }
 let cudnnPoolingBackward$: typeof cudnnPoolingBackward | undefined;
 /** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in `const void *`: device memory.
- * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dy in `const void *`: device memory.
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param dx in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnpoolingbackward).
  * @deprecated The headers mark it deprecated. */
@@ -312,13 +312,13 @@ function bind$cudnnPoolingBackward(): typeof cudnnPoolingBackward {
 }
 let cudnnPoolingForward$: typeof cudnnPoolingForward | undefined;
 /** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param x in `const void *`: device memory.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnpoolingforward).
  * @deprecated The headers mark it deprecated. */
@@ -345,8 +345,8 @@ function bind$cudnnPoolingForward(): typeof cudnnPoolingForward {
 }
 let cudnnQueryRuntimeError$: typeof cudnnQueryRuntimeError | undefined;
 /** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param mode in `cudnnErrQueryMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param mode in `cudnnErrQueryMode_t`: one of the {@link T.cudnnErrQueryMode_t} values.
  * @param tag in/out `cudnnRuntimeTag_t *`: address or host buffer.
  * @returns the value of `rstatus`: out `cudnnStatus_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnqueryruntimeerror).

@@ -10,27 +10,27 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnRNNBackwardData_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
  * @param devSeqLengths in `const int32_t *`: address or host buffer.
- * @param yDesc in `cudnnRNNDataDescriptor_t`.
+ * @param yDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param y in `const void *`: device memory.
  * @param dy in `const void *`: device memory.
- * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param dx in/out `void *`: device memory.
- * @param hDesc in `cudnnTensorDescriptor_t`.
+ * @param hDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param hx in `const void *`: address or host buffer.
  * @param dhy in `const void *`: address or host buffer.
  * @param dhx in/out `void *`: address or host buffer.
- * @param cDesc in `cudnnTensorDescriptor_t`.
+ * @param cDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param cx in `const void *`: address or host buffer.
  * @param dcy in `const void *`: address or host buffer.
  * @param dcx in/out `void *`: address or host buffer.
- * @param weightSpaceSize in `size_t`.
+ * @param weightSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weightSpace in `const void *`: address or host buffer.
- * @param workSpaceSize in `size_t`.
+ * @param workSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param workSpace in/out `void *`: device memory, or null.
- * @param reserveSpaceSize in `size_t`.
+ * @param reserveSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnbackwarddata_v8). */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, dy: T.DeviceMemory | null, xDesc: T.cudnnRNNDataDescriptor_t | null, dx: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
@@ -61,21 +61,21 @@ export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc:
 }
 let cudnnRNNBackwardWeights_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param addGrad in `cudnnWgradMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param addGrad in `cudnnWgradMode_t`: one of the {@link T.cudnnWgradMode_t} values.
  * @param devSeqLengths in `const int32_t *`: address or host buffer.
- * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param hDesc in `cudnnTensorDescriptor_t`.
+ * @param hDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param hx in `const void *`: address or host buffer.
- * @param yDesc in `cudnnRNNDataDescriptor_t`.
+ * @param yDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param y in `const void *`: device memory.
- * @param weightSpaceSize in `size_t`.
+ * @param weightSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param dweightSpace in/out `void *`: address or host buffer.
- * @param workSpaceSize in `size_t`.
+ * @param workSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param workSpace in/out `void *`: device memory, or null.
- * @param reserveSpaceSize in `size_t`.
+ * @param reserveSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnbackwardweights_v8). */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
@@ -100,25 +100,25 @@ export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDe
 }
 let cudnnRNNForward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param fwdMode in `cudnnForwardMode_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param fwdMode in `cudnnForwardMode_t`: one of the {@link T.cudnnForwardMode_t} values.
  * @param devSeqLengths in `const int32_t *`: address or host buffer.
- * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param x in `const void *`: device memory.
- * @param yDesc in `cudnnRNNDataDescriptor_t`.
+ * @param yDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
  * @param y in/out `void *`: device memory.
- * @param hDesc in `cudnnTensorDescriptor_t`.
+ * @param hDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param hx in `const void *`: address or host buffer.
  * @param hy in/out `void *`: address or host buffer.
- * @param cDesc in `cudnnTensorDescriptor_t`.
+ * @param cDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param cx in `const void *`: address or host buffer.
  * @param cy in/out `void *`: address or host buffer.
- * @param weightSpaceSize in `size_t`.
+ * @param weightSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param weightSpace in `const void *`: address or host buffer.
- * @param workSpaceSize in `size_t`.
+ * @param workSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param workSpace in/out `void *`: device memory, or null.
- * @param reserveSpaceSize in `size_t`.
+ * @param reserveSpaceSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param reserveSpace in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnforward). */
 export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.DeviceMemory | null, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
@@ -147,7 +147,7 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnn
 }
 let cudnnRNNGetClip_v8$: typeof cudnnRNNGetClip_v8 | undefined;
 /** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
  * @param lclip in/out `double *`: address or host buffer.
  * @param rclip in/out `double *`: address or host buffer.
  * @returns `{ clipMode, clipNanOpt }`: `clipMode`: out `cudnnRNNClipMode_t *`; `clipNanOpt`: out `cudnnNanPropagation_t *`.
@@ -174,7 +174,7 @@ function bind$cudnnRNNGetClip_v8(): typeof cudnnRNNGetClip_v8 {
 }
 let cudnnRNNGetClip_v9$: typeof cudnnRNNGetClip_v9 | undefined;
 /** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
  * @param lclip in/out `double *`: address or host buffer.
  * @param rclip in/out `double *`: address or host buffer.
  * @returns the value of `clipMode`: out `cudnnRNNClipMode_t *`.
@@ -199,11 +199,11 @@ function bind$cudnnRNNGetClip_v9(): typeof cudnnRNNGetClip_v9 {
 }
 let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param clipMode in `cudnnRNNClipMode_t`.
- * @param clipNanOpt in `cudnnNanPropagation_t`.
- * @param lclip in `double`.
- * @param rclip in `double`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param clipMode in `cudnnRNNClipMode_t`: one of the {@link T.cudnnRNNClipMode_t} values.
+ * @param clipNanOpt in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
+ * @param lclip in `double`: a number.
+ * @param rclip in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnsetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
@@ -217,10 +217,10 @@ export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipM
 }
 let cudnnRNNSetClip_v9$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param clipMode in `cudnnRNNClipMode_t`.
- * @param lclip in `double`.
- * @param rclip in `double`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param clipMode in `cudnnRNNClipMode_t`: one of the {@link T.cudnnRNNClipMode_t} values.
+ * @param lclip in `double`: a number.
+ * @param rclip in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnsetclip_v9). */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -232,17 +232,17 @@ export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipM
 }
 let cudnnReduceTensor$: typeof cudnnReduceTensor | undefined;
 /** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`: an opaque handle, such as `cudnnCreateReduceTensorDescriptor` returns.
  * @param indices in/out `void *`: address or host buffer.
- * @param indicesSizeInBytes in `size_t`.
+ * @param indicesSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param workspace in/out `void *`: address or host buffer.
- * @param workspaceSizeInBytes in `size_t`.
+ * @param workspaceSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param aDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param A in `const void *`: address or host buffer.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param cDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param C in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnreducetensor).
  * @deprecated The headers mark it deprecated. */

@@ -10,12 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param filterDesc in `const cudnnFilterDescriptor_t`.
- * @param reorderType in `cudnnReorderType_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param reorderType in `cudnnReorderType_t`: one of the {@link T.cudnnReorderType_t} values.
  * @param filterData in `const void *`: address or host buffer.
  * @param reorderedFilterData in/out `void *`: address or host buffer.
- * @param reorderBias in `int`.
+ * @param reorderBias in `int`: a signed 32-bit integer.
  * @param biasData in `const void *`: address or host buffer.
  * @param reorderedBiasData in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnreorderfilterandbias).
@@ -34,12 +34,12 @@ export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filter
 }
 let cudnnRestoreDropoutDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
- * @param handle in `cudnnHandle_t`.
- * @param dropout in `float`.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param dropout in `float`: a number (stored as a 32-bit float).
  * @param states in/out `void *`: address or host buffer.
- * @param stateSizeInBytes in `size_t`.
- * @param seed in `unsigned long long`.
+ * @param stateSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param seed in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnrestoredropoutdescriptor). */
 export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnRestoreDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -53,8 +53,8 @@ export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescrip
 }
 let cudnnScaleTensor$: typeof cudnnScaleTensor | undefined;
 /** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnscaletensor).
@@ -78,10 +78,10 @@ function bind$cudnnScaleTensor(): typeof cudnnScaleTensor {
 }
 let cudnnSetActivationDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
- * @param mode in `cudnnActivationMode_t`.
- * @param reluNanOpt in `cudnnNanPropagation_t`.
- * @param coef in `double`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param mode in `cudnnActivationMode_t`: one of the {@link T.cudnnActivationMode_t} values.
+ * @param reluNanOpt in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
+ * @param coef in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
@@ -94,8 +94,8 @@ export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDe
 }
 let cudnnSetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param activationDesc in `cudnnActivationDescriptor_t`.
- * @param swish_beta in `double`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`: an opaque handle, such as `cudnnCreateActivationDescriptor` returns.
+ * @param swish_beta in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetactivationdescriptorswishbeta).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: number): void {
@@ -106,26 +106,26 @@ export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnAct
 }
 let cudnnSetAttnDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param attnDesc in `cudnnAttnDescriptor_t`.
- * @param attnMode in `unsigned int`.
- * @param nHeads in `int`.
- * @param smScaler in `double`.
- * @param dataType in `cudnnDataType_t`.
- * @param computePrec in `cudnnDataType_t`.
- * @param mathType in `cudnnMathType_t`.
- * @param attnDropoutDesc in `cudnnDropoutDescriptor_t`.
- * @param postDropoutDesc in `cudnnDropoutDescriptor_t`.
- * @param qSize in `int`.
- * @param kSize in `int`.
- * @param vSize in `int`.
- * @param qProjSize in `int`.
- * @param kProjSize in `int`.
- * @param vProjSize in `int`.
- * @param oProjSize in `int`.
- * @param qoMaxSeqLength in `int`.
- * @param kvMaxSeqLength in `int`.
- * @param maxBatchSize in `int`.
- * @param maxBeamSize in `int`.
+ * @param attnDesc in `cudnnAttnDescriptor_t`: an opaque handle, such as `cudnnCreateAttnDescriptor` returns.
+ * @param attnMode in `unsigned int`: an unsigned 32-bit integer.
+ * @param nHeads in `int`: a signed 32-bit integer.
+ * @param smScaler in `double`: a number.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param computePrec in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param mathType in `cudnnMathType_t`: one of the {@link T.cudnnMathType_t} values.
+ * @param attnDropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param postDropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param qSize in `int`: a signed 32-bit integer.
+ * @param kSize in `int`: a signed 32-bit integer.
+ * @param vSize in `int`: a signed 32-bit integer.
+ * @param qProjSize in `int`: a signed 32-bit integer.
+ * @param kProjSize in `int`: a signed 32-bit integer.
+ * @param vProjSize in `int`: a signed 32-bit integer.
+ * @param oProjSize in `int`: a signed 32-bit integer.
+ * @param qoMaxSeqLength in `int`: a signed 32-bit integer.
+ * @param kvMaxSeqLength in `int`: a signed 32-bit integer.
+ * @param maxBatchSize in `int`: a signed 32-bit integer.
+ * @param maxBeamSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t | null, postDropoutDesc: T.cudnnDropoutDescriptor_t | null, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
@@ -154,8 +154,8 @@ export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null,
 }
 let cudnnSetCTCLossDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @param compType in `cudnnDataType_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
+ * @param compType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t): void {
@@ -166,10 +166,10 @@ export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_
 }
 let cudnnSetCTCLossDescriptorEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @param compType in `cudnnDataType_t`.
- * @param normMode in `cudnnLossNormalizationMode_t`.
- * @param gradMode in `cudnnNanPropagation_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
+ * @param compType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param normMode in `cudnnLossNormalizationMode_t`: one of the {@link T.cudnnLossNormalizationMode_t} values.
+ * @param gradMode in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
@@ -182,11 +182,11 @@ export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescripto
 }
 let cudnnSetCTCLossDescriptor_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @param compType in `cudnnDataType_t`.
- * @param normMode in `cudnnLossNormalizationMode_t`.
- * @param gradMode in `cudnnNanPropagation_t`.
- * @param maxLabelLength in `int`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
+ * @param compType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param normMode in `cudnnLossNormalizationMode_t`: one of the {@link T.cudnnLossNormalizationMode_t} values.
+ * @param gradMode in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
+ * @param maxLabelLength in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
@@ -200,11 +200,11 @@ export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescript
 }
 let cudnnSetCTCLossDescriptor_v9$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @param compType in `cudnnDataType_t`.
- * @param normMode in `cudnnLossNormalizationMode_t`.
- * @param ctcGradMode in `cudnnCTCGradMode_t`.
- * @param maxLabelLength in `int`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`: an opaque handle, such as `cudnnCreateCTCLossDescriptor` returns.
+ * @param compType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param normMode in `cudnnLossNormalizationMode_t`: one of the {@link T.cudnnLossNormalizationMode_t} values.
+ * @param ctcGradMode in `cudnnCTCGradMode_t`: one of the {@link T.cudnnCTCGradMode_t} values.
+ * @param maxLabelLength in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v9). */
 export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -217,7 +217,7 @@ export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescript
 }
 let cudnnSetCallback$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 13.0 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `unsigned int`.
+ * @param mask in `unsigned int`: an unsigned 32-bit integer.
  * @param udata in/out `void *`: address or host buffer.
  * @param fptr in C callback `cudnnCallback_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnsetcallback). */
@@ -230,15 +230,15 @@ export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer
 }
 let cudnnSetConvolution2dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
- * @param pad_h in `int`.
- * @param pad_w in `int`.
- * @param u in `int`.
- * @param v in `int`.
- * @param dilation_h in `int`.
- * @param dilation_w in `int`.
- * @param mode in `cudnnConvolutionMode_t`.
- * @param computeType in `cudnnDataType_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param pad_h in `int`: a signed 32-bit integer.
+ * @param pad_w in `int`: a signed 32-bit integer.
+ * @param u in `int`: a signed 32-bit integer.
+ * @param v in `int`: a signed 32-bit integer.
+ * @param dilation_h in `int`: a signed 32-bit integer.
+ * @param dilation_w in `int`: a signed 32-bit integer.
+ * @param mode in `cudnnConvolutionMode_t`: one of the {@link T.cudnnConvolutionMode_t} values.
+ * @param computeType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolution2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
@@ -256,8 +256,8 @@ export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDesc
 }
 let cudnnSetConvolutionGroupCount$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
- * @param groupCount in `int`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param groupCount in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutiongroupcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null, groupCount: number): void {
@@ -268,8 +268,8 @@ export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescri
 }
 let cudnnSetConvolutionMathType$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
- * @param mathType in `cudnnMathType_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param mathType in `cudnnMathType_t`: one of the {@link T.cudnnMathType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutionmathtype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null, mathType: T.cudnnMathType_t): void {
@@ -280,13 +280,13 @@ export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescript
 }
 let cudnnSetConvolutionNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
- * @param arrayLength in `int`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param arrayLength in `int`: a signed 32-bit integer.
  * @param padA in `const int *`: address or host buffer.
  * @param filterStrideA in `const int *`: address or host buffer.
  * @param dilationA in `const int *`: address or host buffer.
- * @param mode in `cudnnConvolutionMode_t`.
- * @param computeType in `cudnnDataType_t`.
+ * @param mode in `cudnnConvolutionMode_t`: one of the {@link T.cudnnConvolutionMode_t} values.
+ * @param computeType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutionnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
@@ -302,8 +302,8 @@ export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDesc
 }
 let cudnnSetConvolutionReorderType$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param convDesc in `cudnnConvolutionDescriptor_t`.
- * @param reorderType in `cudnnReorderType_t`.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`: an opaque handle, such as `cudnnCreateConvolutionDescriptor` returns.
+ * @param reorderType in `cudnnReorderType_t`: one of the {@link T.cudnnReorderType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutionreordertype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null, reorderType: T.cudnnReorderType_t): void {
@@ -314,12 +314,12 @@ export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescr
 }
 let cudnnSetDropoutDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
- * @param handle in `cudnnHandle_t`.
- * @param dropout in `float`.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param dropout in `float`: a number (stored as a 32-bit float).
  * @param states in/out `void *`: address or host buffer.
- * @param stateSizeInBytes in `size_t`.
- * @param seed in `unsigned long long`.
+ * @param stateSizeInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param seed in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetdropoutdescriptor). */
 export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnSetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -333,13 +333,13 @@ export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_
 }
 let cudnnSetFilter4dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param filterDesc in `cudnnFilterDescriptor_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param format in `cudnnTensorFormat_t`.
- * @param k in `int`.
- * @param c in `int`.
- * @param h in `int`.
- * @param w in `int`.
+ * @param filterDesc in `cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param format in `cudnnTensorFormat_t`: one of the {@link T.cudnnTensorFormat_t} values.
+ * @param k in `int`: a signed 32-bit integer.
+ * @param c in `int`: a signed 32-bit integer.
+ * @param h in `int`: a signed 32-bit integer.
+ * @param w in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetfilter4ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
@@ -355,10 +355,10 @@ export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t
 }
 let cudnnSetFilterNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param filterDesc in `cudnnFilterDescriptor_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param format in `cudnnTensorFormat_t`.
- * @param nbDims in `int`.
+ * @param filterDesc in `cudnnFilterDescriptor_t`: an opaque handle, such as `cudnnCreateFilterDescriptor` returns.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param format in `cudnnTensorFormat_t`: one of the {@link T.cudnnTensorFormat_t} values.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param filterDimA in `const int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetfilternddescriptor).
  * @deprecated The headers mark it deprecated. */
@@ -373,8 +373,8 @@ export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t
 }
 let cudnnSetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param constPack in `cudnnFusedOpsConstParamPack_t`.
- * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
+ * @param constPack in `cudnnFusedOpsConstParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsConstParamPack` returns.
+ * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`: one of the {@link T.cudnnFusedOpsConstParamLabel_t} values.
  * @param param in `const void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetfusedopsconstparampackattribute).
  * @deprecated The headers mark it deprecated. */
@@ -387,8 +387,8 @@ export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedO
 }
 let cudnnSetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
- * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
+ * @param varPack in `cudnnFusedOpsVariantParamPack_t`: an opaque handle, such as `cudnnCreateFusedOpsVariantParamPack` returns.
+ * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`: one of the {@link T.cudnnFusedOpsVariantParamLabel_t} values.
  * @param ptr in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetfusedopsvariantparampackattribute).
  * @deprecated The headers mark it deprecated. */
@@ -401,11 +401,11 @@ export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedO
 }
 let cudnnSetLRNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param normDesc in `cudnnLRNDescriptor_t`.
- * @param lrnN in `unsigned int`.
- * @param lrnAlpha in `double`.
- * @param lrnBeta in `double`.
- * @param lrnK in `double`.
+ * @param normDesc in `cudnnLRNDescriptor_t`: an opaque handle, such as `cudnnCreateLRNDescriptor` returns.
+ * @param lrnN in `unsigned int`: an unsigned 32-bit integer.
+ * @param lrnAlpha in `double`: a number.
+ * @param lrnBeta in `double`: a number.
+ * @param lrnK in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetlrndescriptor). */
 export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
@@ -418,10 +418,10 @@ export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, l
 }
 let cudnnSetOpTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param opTensorDesc in `cudnnOpTensorDescriptor_t`.
- * @param opTensorOp in `cudnnOpTensorOp_t`.
- * @param opTensorCompType in `cudnnDataType_t`.
- * @param opTensorNanOpt in `cudnnNanPropagation_t`.
+ * @param opTensorDesc in `cudnnOpTensorDescriptor_t`: an opaque handle, such as `cudnnCreateOpTensorDescriptor` returns.
+ * @param opTensorOp in `cudnnOpTensorOp_t`: one of the {@link T.cudnnOpTensorOp_t} values.
+ * @param opTensorCompType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param opTensorNanOpt in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
@@ -434,15 +434,15 @@ export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescript
 }
 let cudnnSetPooling2dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `cudnnPoolingDescriptor_t`.
- * @param mode in `cudnnPoolingMode_t`.
- * @param maxpoolingNanOpt in `cudnnNanPropagation_t`.
- * @param windowHeight in `int`.
- * @param windowWidth in `int`.
- * @param verticalPadding in `int`.
- * @param horizontalPadding in `int`.
- * @param verticalStride in `int`.
- * @param horizontalStride in `int`.
+ * @param poolingDesc in `cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
+ * @param mode in `cudnnPoolingMode_t`: one of the {@link T.cudnnPoolingMode_t} values.
+ * @param maxpoolingNanOpt in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
+ * @param windowHeight in `int`: a signed 32-bit integer.
+ * @param windowWidth in `int`: a signed 32-bit integer.
+ * @param verticalPadding in `int`: a signed 32-bit integer.
+ * @param horizontalPadding in `int`: a signed 32-bit integer.
+ * @param verticalStride in `int`: a signed 32-bit integer.
+ * @param horizontalStride in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetpooling2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
@@ -460,10 +460,10 @@ export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescripto
 }
 let cudnnSetPoolingNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param poolingDesc in `cudnnPoolingDescriptor_t`.
- * @param mode in `const cudnnPoolingMode_t`.
- * @param maxpoolingNanOpt in `const cudnnNanPropagation_t`.
- * @param nbDims in `int`.
+ * @param poolingDesc in `cudnnPoolingDescriptor_t`: an opaque handle, such as `cudnnCreatePoolingDescriptor` returns.
+ * @param mode in `const cudnnPoolingMode_t`: one of the {@link T.cudnnPoolingMode_t} values.
+ * @param maxpoolingNanOpt in `const cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param windowDimA in `const int *`: address or host buffer.
  * @param paddingA in `const int *`: address or host buffer.
  * @param strideA in `const int *`: address or host buffer.
@@ -482,12 +482,12 @@ export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescripto
 }
 let cudnnSetRNNDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param layout in `cudnnRNNDataLayout_t`.
- * @param maxSeqLength in `int`.
- * @param batchSize in `int`.
- * @param vectorSize in `int`.
+ * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDataDescriptor` returns.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param layout in `cudnnRNNDataLayout_t`: one of the {@link T.cudnnRNNDataLayout_t} values.
+ * @param maxSeqLength in `int`: a signed 32-bit integer.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param vectorSize in `int`: a signed 32-bit integer.
  * @param seqLengthArray in `const int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetrnndatadescriptor). */
@@ -505,21 +505,21 @@ export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_
 }
 let cudnnSetRNNDescriptor_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @param algo in `cudnnRNNAlgo_t`.
- * @param cellMode in `cudnnRNNMode_t`.
- * @param biasMode in `cudnnRNNBiasMode_t`.
- * @param dirMode in `cudnnDirectionMode_t`.
- * @param inputMode in `cudnnRNNInputMode_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param mathPrec in `cudnnDataType_t`.
- * @param mathType in `cudnnMathType_t`.
- * @param inputSize in `int32_t`.
- * @param hiddenSize in `int32_t`.
- * @param projSize in `int32_t`.
- * @param numLayers in `int32_t`.
- * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
- * @param auxFlags in `uint32_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`: an opaque handle, such as `cudnnCreateRNNDescriptor` returns.
+ * @param algo in `cudnnRNNAlgo_t`: one of the {@link T.cudnnRNNAlgo_t} values.
+ * @param cellMode in `cudnnRNNMode_t`: one of the {@link T.cudnnRNNMode_t} values.
+ * @param biasMode in `cudnnRNNBiasMode_t`: one of the {@link T.cudnnRNNBiasMode_t} values.
+ * @param dirMode in `cudnnDirectionMode_t`: one of the {@link T.cudnnDirectionMode_t} values.
+ * @param inputMode in `cudnnRNNInputMode_t`: one of the {@link T.cudnnRNNInputMode_t} values.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param mathPrec in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param mathType in `cudnnMathType_t`: one of the {@link T.cudnnMathType_t} values.
+ * @param inputSize in `int32_t`: a signed 32-bit integer.
+ * @param hiddenSize in `int32_t`: a signed 32-bit integer.
+ * @param projSize in `int32_t`: a signed 32-bit integer.
+ * @param numLayers in `int32_t`: a signed 32-bit integer.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`: an opaque handle, such as `cudnnCreateDropoutDescriptor` returns.
+ * @param auxFlags in `uint32_t`: an unsigned 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetrnndescriptor_v8). */
 export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t | null, auxFlags: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -542,12 +542,12 @@ export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null,
 }
 let cudnnSetReduceTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`.
- * @param reduceTensorOp in `cudnnReduceTensorOp_t`.
- * @param reduceTensorCompType in `cudnnDataType_t`.
- * @param reduceTensorNanOpt in `cudnnNanPropagation_t`.
- * @param reduceTensorIndices in `cudnnReduceTensorIndices_t`.
- * @param reduceTensorIndicesType in `cudnnIndicesType_t`.
+ * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`: an opaque handle, such as `cudnnCreateReduceTensorDescriptor` returns.
+ * @param reduceTensorOp in `cudnnReduceTensorOp_t`: one of the {@link T.cudnnReduceTensorOp_t} values.
+ * @param reduceTensorCompType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param reduceTensorNanOpt in `cudnnNanPropagation_t`: one of the {@link T.cudnnNanPropagation_t} values.
+ * @param reduceTensorIndices in `cudnnReduceTensorIndices_t`: one of the {@link T.cudnnReduceTensorIndices_t} values.
+ * @param reduceTensorIndicesType in `cudnnIndicesType_t`: one of the {@link T.cudnnIndicesType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
@@ -562,12 +562,12 @@ export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTe
 }
 let cudnnSetSeqDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param seqDataDesc in `cudnnSeqDataDescriptor_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param nbDims in `int`.
+ * @param seqDataDesc in `cudnnSeqDataDescriptor_t`: an opaque handle, such as `cudnnCreateSeqDataDescriptor` returns.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param dimA in `const int *`: address or host buffer.
  * @param axes in `const cudnnSeqDataAxis_t *`: address or host buffer.
- * @param seqLengthArraySize in `size_t`.
+ * @param seqLengthArraySize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param seqLengthArray in `const int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetseqdatadescriptor).
@@ -586,10 +586,10 @@ export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_
 }
 let cudnnSetSpatialTransformerNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
- * @param samplerType in `cudnnSamplerType_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param nbDims in `const int`.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`: an opaque handle, such as `cudnnCreateSpatialTransformerDescriptor` returns.
+ * @param samplerType in `cudnnSamplerType_t`: one of the {@link T.cudnnSamplerType_t} values.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param nbDims in `const int`: a signed 32-bit integer.
  * @param dimA in `const int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetspatialtransformernddescriptor). */
 export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
@@ -603,8 +603,8 @@ export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTra
 }
 let cudnnSetStream$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param streamId in `cudaStream_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param streamId in `cudaStream_t`: an opaque handle, such as `cudnnGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnsetstream). */
 export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetStream', 'handle', handle, true) as typeof handle;
@@ -614,8 +614,8 @@ export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaS
 }
 let cudnnSetTensor$: typeof cudnnSetTensor | undefined;
 /** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudnnHandle_t`.
- * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param handle in `cudnnHandle_t`: an opaque handle, such as `cudnnCreate` returns.
+ * @param yDesc in `const cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
  * @param y in/out `void *`: device memory.
  * @param valuePtr in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensor). */
@@ -638,13 +638,13 @@ function bind$cudnnSetTensor(): typeof cudnnSetTensor {
 }
 let cudnnSetTensor4dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `cudnnTensorDescriptor_t`.
- * @param format in `cudnnTensorFormat_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param n_ in `int`.
- * @param c in `int`.
- * @param h in `int`.
- * @param w in `int`.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param format in `cudnnTensorFormat_t`: one of the {@link T.cudnnTensorFormat_t} values.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param c in `int`: a signed 32-bit integer.
+ * @param h in `int`: a signed 32-bit integer.
+ * @param w in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensor4ddescriptor). */
 export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
@@ -659,16 +659,16 @@ export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
 }
 let cudnnSetTensor4dDescriptorEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `cudnnTensorDescriptor_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param n_ in `int`.
- * @param c in `int`.
- * @param h in `int`.
- * @param w in `int`.
- * @param nStride in `int`.
- * @param cStride in `int`.
- * @param hStride in `int`.
- * @param wStride in `int`.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param c in `int`: a signed 32-bit integer.
+ * @param h in `int`: a signed 32-bit integer.
+ * @param w in `int`: a signed 32-bit integer.
+ * @param nStride in `int`: a signed 32-bit integer.
+ * @param cStride in `int`: a signed 32-bit integer.
+ * @param hStride in `int`: a signed 32-bit integer.
+ * @param wStride in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensor4ddescriptorex). */
 export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
@@ -686,9 +686,9 @@ export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor
 }
 let cudnnSetTensorNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `cudnnTensorDescriptor_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param nbDims in `int`.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param dimA in `const int *`: address or host buffer.
  * @param strideA in `const int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensornddescriptor). */
@@ -703,10 +703,10 @@ export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
 }
 let cudnnSetTensorNdDescriptorEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param tensorDesc in `cudnnTensorDescriptor_t`.
- * @param format in `cudnnTensorFormat_t`.
- * @param dataType in `cudnnDataType_t`.
- * @param nbDims in `int`.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`: an opaque handle, such as `cudnnCreateTensorDescriptor` returns.
+ * @param format in `cudnnTensorFormat_t`: one of the {@link T.cudnnTensorFormat_t} values.
+ * @param dataType in `cudnnDataType_t`: one of the {@link T.cudnnDataType_t} values.
+ * @param nbDims in `int`: a signed 32-bit integer.
  * @param dimA in `const int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensornddescriptorex). */
 export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
@@ -720,13 +720,13 @@ export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor
 }
 let cudnnSetTensorTransformDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
- * @param nbDims in `const uint32_t`.
- * @param destFormat in `const cudnnTensorFormat_t`.
+ * @param transformDesc in `cudnnTensorTransformDescriptor_t`: an opaque handle, such as `cudnnCreateTensorTransformDescriptor` returns.
+ * @param nbDims in `const uint32_t`: an unsigned 32-bit integer.
+ * @param destFormat in `const cudnnTensorFormat_t`: one of the {@link T.cudnnTensorFormat_t} values.
  * @param padBeforeA in `const int32_t *`: address or host buffer.
  * @param padAfterA in `const int32_t *`: address or host buffer.
  * @param foldA in `const uint32_t *`: address or host buffer.
- * @param direction in `const cudnnFoldingDirection_t`.
+ * @param direction in `const cudnnFoldingDirection_t`: one of the {@link T.cudnnFoldingDirection_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {

@@ -10,10 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftPlan3d$: typeof cufftPlan3d | undefined;
 /** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param nx in `int`.
- * @param ny in `int`.
- * @param nz in `int`.
- * @param type in `cufftType`.
+ * @param nx in `int`: a signed 32-bit integer.
+ * @param ny in `int`: a signed 32-bit integer.
+ * @param nz in `int`: a signed 32-bit integer.
+ * @param type in `cufftType`: one of the {@link T.cufftType} values.
  * @returns the value of `plan`: out `cufftHandle *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftType): T.cufftHandle {
@@ -37,8 +37,8 @@ function bind$cufftPlan3d(): typeof cufftPlan3d {
 }
 let cufftResetPlanProperty$c: NativeFunction | undefined;
 /** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param property in `cufftProperty`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param property in `cufftProperty`: one of the {@link T.cufftProperty} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftResetPlanProperty(plan: T.cufftHandle, property: T.cufftProperty): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftResetPlanProperty', 'plan', 'i32', plan);
@@ -48,8 +48,8 @@ export function cufftResetPlanProperty(plan: T.cufftHandle, property: T.cufftPro
 }
 let cufftSetAutoAllocation$c: NativeFunction | undefined;
 /** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param autoAllocate in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param autoAllocate in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetAutoAllocation(plan: T.cufftHandle, autoAllocate: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetAutoAllocation', 'plan', 'i32', plan);
@@ -59,9 +59,9 @@ export function cufftSetAutoAllocation(plan: T.cufftHandle, autoAllocate: number
 }
 let cufftSetPlanPropertyInt64$c: NativeFunction | undefined;
 /** `cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param property in `cufftProperty`.
- * @param inputValueInt in `const long long`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param property in `cufftProperty`: one of the {@link T.cufftProperty} values.
+ * @param inputValueInt in `const long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, inputValueInt: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetPlanPropertyInt64', 'plan', 'i32', plan);
@@ -72,8 +72,8 @@ export function cufftSetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufft
 }
 let cufftSetStream$c: NativeFunction | undefined;
 /** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param stream in `cudaStream_t`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetStream', 'plan', 'i32', plan);
@@ -83,7 +83,7 @@ export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t | nul
 }
 let cufftSetWorkArea$c: NativeFunction | undefined;
 /** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param workArea in/out `void *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.DeviceMemory | null): void {
@@ -94,8 +94,8 @@ export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.DeviceMemory |
 }
 let cufftXtClearCallback$c: NativeFunction | undefined;
 /** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param cbType in `cufftXtCallbackType`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param cbType in `cufftXtCallbackType`: one of the {@link T.cufftXtCallbackType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtClearCallback(plan: T.cufftHandle, cbType: T.cufftXtCallbackType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtClearCallback', 'plan', 'i32', plan);
@@ -105,10 +105,10 @@ export function cufftXtClearCallback(plan: T.cufftHandle, cbType: T.cufftXtCallb
 }
 let cufftXtExec$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `void *`: device memory.
  * @param output out `void *`: device memory.
- * @param direction in `int`.
+ * @param direction in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExec(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExec', 'plan', 'i32', plan);
@@ -120,10 +120,10 @@ export function cufftXtExec(plan: T.cufftHandle, input: T.DeviceMemory | null, o
 }
 let cufftXtExecDescriptor$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
- * @param direction in `int`.
+ * @param direction in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptor(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptor', 'plan', 'i32', plan);
@@ -135,10 +135,10 @@ export function cufftXtExecDescriptor(plan: T.cufftHandle, input: T.DeviceMemory
 }
 let cufftXtExecDescriptorC2C$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
- * @param direction in `int`.
+ * @param direction in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2C(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2C', 'plan', 'i32', plan);
@@ -150,7 +150,7 @@ export function cufftXtExecDescriptorC2C(plan: T.cufftHandle, input: T.DeviceMem
 }
 let cufftXtExecDescriptorC2R$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
@@ -163,7 +163,7 @@ export function cufftXtExecDescriptorC2R(plan: T.cufftHandle, input: T.DeviceMem
 }
 let cufftXtExecDescriptorD2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
@@ -176,7 +176,7 @@ export function cufftXtExecDescriptorD2Z(plan: T.cufftHandle, input: T.DeviceMem
 }
 let cufftXtExecDescriptorR2C$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
@@ -189,7 +189,7 @@ export function cufftXtExecDescriptorR2C(plan: T.cufftHandle, input: T.DeviceMem
 }
 let cufftXtExecDescriptorZ2D$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
@@ -202,10 +202,10 @@ export function cufftXtExecDescriptorZ2D(plan: T.cufftHandle, input: T.DeviceMem
 }
 let cufftXtExecDescriptorZ2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
- * @param direction in `int`.
+ * @param direction in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2Z', 'plan', 'i32', plan);
@@ -226,19 +226,19 @@ export function cufftXtFree(descriptor: T.Pointer): void {
 }
 let cufftXtGetSizeMany$: typeof cufftXtGetSizeMany | undefined;
 /** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param rank in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `long long *`: address or host buffer.
  * @param inembed in/out `long long *`: address or host buffer.
- * @param istride in `long long`.
- * @param idist in `long long`.
- * @param inputtype in `cudaDataType`.
+ * @param istride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param idist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param inputtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param onembed in/out `long long *`: address or host buffer.
- * @param ostride in `long long`.
- * @param odist in `long long`.
- * @param outputtype in `cudaDataType`.
- * @param batch in `long long`.
- * @param executiontype in `cudaDataType`.
+ * @param ostride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param odist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param outputtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param batch in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtGetSizeMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
@@ -276,19 +276,19 @@ function bind$cufftXtGetSizeMany(): typeof cufftXtGetSizeMany {
 }
 let cufftXtMakePlanMany$: typeof cufftXtMakePlanMany | undefined;
 /** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param rank in `int`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param n_ in/out `long long *`: address or host buffer.
  * @param inembed in/out `long long *`: address or host buffer.
- * @param istride in `long long`.
- * @param idist in `long long`.
- * @param inputtype in `cudaDataType`.
+ * @param istride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param idist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param inputtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param onembed in/out `long long *`: address or host buffer.
- * @param ostride in `long long`.
- * @param odist in `long long`.
- * @param outputtype in `cudaDataType`.
- * @param batch in `long long`.
- * @param executiontype in `cudaDataType`.
+ * @param ostride in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param odist in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param outputtype in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param batch in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param executiontype in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `workSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtMakePlanMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
@@ -326,9 +326,9 @@ function bind$cufftXtMakePlanMany(): typeof cufftXtMakePlanMany {
 }
 let cufftXtMalloc$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param descriptor in/out `cudaLibXtDesc **`: address or host buffer.
- * @param format in `cufftXtSubFormat`.
+ * @param format in `cufftXtSubFormat`: one of the {@link T.cufftXtSubFormat} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtMalloc(plan: T.cufftHandle, descriptor: T.Pointer, format: T.cufftXtSubFormat): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMalloc', 'plan', 'i32', plan);
@@ -339,10 +339,10 @@ export function cufftXtMalloc(plan: T.cufftHandle, descriptor: T.Pointer, format
 }
 let cufftXtMemcpy$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param dstPointer in/out `void *`: address or host buffer.
  * @param srcPointer in/out `void *`: address or host buffer.
- * @param type in `cufftXtCopyType`.
+ * @param type in `cufftXtCopyType`: one of the {@link T.cufftXtCopyType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtMemcpy(plan: T.cufftHandle, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMemcpy', 'plan', 'i32', plan);
@@ -354,9 +354,9 @@ export function cufftXtMemcpy(plan: T.cufftHandle, dstPointer: T.Pointer, srcPoi
 }
 let cufftXtQueryPlan$c: NativeFunction | undefined;
 /** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param queryStruct in/out `void *`: address or host buffer.
- * @param queryType in `cufftXtQueryType`.
+ * @param queryType in `cufftXtQueryType`: one of the {@link T.cufftXtQueryType} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtQueryPlan(plan: T.cufftHandle, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtQueryPlan', 'plan', 'i32', plan);
@@ -367,9 +367,9 @@ export function cufftXtQueryPlan(plan: T.cufftHandle, queryStruct: T.Pointer, qu
 }
 let cufftXtSetCallback$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param callback_routine in `void **`: address or host buffer.
- * @param cbType in `cufftXtCallbackType`.
+ * @param cbType in `cufftXtCallbackType`: one of the {@link T.cufftXtCallbackType} values.
  * @param caller_info in `void **`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetCallback(plan: T.cufftHandle, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): void {
@@ -382,9 +382,9 @@ export function cufftXtSetCallback(plan: T.cufftHandle, callback_routine: T.Poin
 }
 let cufftXtSetCallbackSharedSize$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param cbType in `cufftXtCallbackType`.
- * @param sharedSize in `size_t`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param cbType in `cufftXtCallbackType`: one of the {@link T.cufftXtCallbackType} values.
+ * @param sharedSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetCallbackSharedSize(plan: T.cufftHandle, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallbackSharedSize', 'plan', 'i32', plan);
@@ -395,8 +395,8 @@ export function cufftXtSetCallbackSharedSize(plan: T.cufftHandle, cbType: T.cuff
 }
 let cufftXtSetGPUs$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cufftHandle`.
- * @param nGPUs in `int`.
+ * @param handle in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param nGPUs in `int`: a signed 32-bit integer.
  * @param whichGPUs in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetGPUs(handle: T.cufftHandle, nGPUs: number, whichGPUs: T.Pointer): void {
@@ -408,11 +408,11 @@ export function cufftXtSetGPUs(handle: T.cufftHandle, nGPUs: number, whichGPUs: 
 }
 let cufftXtSetJITCallback$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param lto_callback_symbol_name in string (`const char *`).
  * @param lto_callback_fatbin in `const void *`: address or host buffer.
- * @param lto_callback_fatbin_size in `size_t`.
- * @param type in `cufftXtCallbackType`.
+ * @param lto_callback_fatbin_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param type in `cufftXtCallbackType`: one of the {@link T.cufftXtCallbackType} values.
  * @param caller_info in `void **`: address or host buffer.
  * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetJITCallback(plan: T.cufftHandle, lto_callback_symbol_name: string, lto_callback_fatbin: T.Pointer, lto_callback_fatbin_size: T.Int64, type: T.cufftXtCallbackType, caller_info: T.Pointer): void {
@@ -427,7 +427,7 @@ export function cufftXtSetJITCallback(plan: T.cufftHandle, lto_callback_symbol_n
 }
 let cufftXtSetWorkArea$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
  * @param workArea in `void **`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): void {
@@ -438,8 +438,8 @@ export function cufftXtSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): vo
 }
 let cufftXtSetWorkAreaPolicy$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`.
- * @param policy in `cufftXtWorkAreaPolicy`.
+ * @param plan in `cufftHandle`: a `cufftHandle` value, such as `cufftCreate` returns.
+ * @param policy in `cufftXtWorkAreaPolicy`: one of the {@link T.cufftXtWorkAreaPolicy} values.
  * @param workSize in `size_t *`: address or host buffer, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetWorkAreaPolicy(plan: T.cufftHandle, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): void {

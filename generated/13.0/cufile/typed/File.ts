@@ -30,7 +30,7 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
 let cuFileBatchIOGetStatus$: typeof cuFileBatchIOGetStatus | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
- * @param min_nr in `unsigned int`.
+ * @param min_nr in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`.
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
@@ -54,7 +54,7 @@ function bind$cuFileBatchIOGetStatus(): typeof cuFileBatchIOGetStatus {
 }
 let cuFileBatchIOSetUp$: typeof cuFileBatchIOSetUp | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param nr in `unsigned int`.
+ * @param nr in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`.
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOSetUp(nr: number): number {
@@ -82,7 +82,7 @@ let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @param iocbp in array of `struct CUfileIOParams`; its length is passed as `nr`.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
@@ -104,8 +104,8 @@ export function cuFileBufDeregister(bufPtr_base: T.Pointer): void {
 let cuFileBufRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param bufPtr_base in `const void *`: address or host buffer.
- * @param length in `size_t`.
- * @param flags in `int`.
+ * @param length in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
@@ -139,7 +139,7 @@ export function cuFileDriverOpen(): void {
 }
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_cache_size in `size_t`.
+ * @param max_cache_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
   if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || Math.floor(max_cache_size) !== max_cache_size) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
@@ -148,7 +148,7 @@ export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
 }
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_direct_io_size in `size_t`.
+ * @param max_direct_io_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
   if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || Math.floor(max_direct_io_size) !== max_direct_io_size) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
@@ -157,7 +157,7 @@ export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): voi
 }
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_pinned_size in `size_t`.
+ * @param max_pinned_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
   if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || Math.floor(max_pinned_size) !== max_pinned_size) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
@@ -166,8 +166,8 @@ export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void 
 }
 let cuFileDriverSetPollMode$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param poll in `_Bool`.
- * @param poll_threshold_size in `size_t`.
+ * @param poll in `_Bool`: a boolean.
+ * @param poll_threshold_size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
@@ -177,7 +177,7 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
 }
 let cuFileGetBARSizeInKB$: typeof cuFileGetBARSizeInKB | undefined;
 /** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuIndex in `int`.
+ * @param gpuIndex in `int`: a signed 32-bit integer.
  * @returns the value of `barSize`: out `size_t *`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
@@ -203,7 +203,7 @@ function bind$cuFileGetBARSizeInKB(): typeof cuFileGetBARSizeInKB {
 }
 let cuFileGetParameterBool$: typeof cuFileGetParameterBool | undefined;
 /** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileBoolConfigParameter_t`.
+ * @param param in `CUFileBoolConfigParameter_t`: one of the {@link T.CUFileBoolConfigParameter_t} values.
  * @returns the value of `value`: out `_Bool *`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
@@ -224,7 +224,7 @@ function bind$cuFileGetParameterBool(): typeof cuFileGetParameterBool {
 }
 let cuFileGetParameterMinMaxValue$: typeof cuFileGetParameterMinMaxValue | undefined;
 /** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileSizeTConfigParameter_t`.
+ * @param param in `CUFileSizeTConfigParameter_t`: one of the {@link T.CUFileSizeTConfigParameter_t} values.
  * @returns `{ min_value, max_value }`: `min_value`: out `size_t *`; `max_value`: out `size_t *`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
@@ -258,7 +258,7 @@ export function cuFileGetParameterPosixPoolSlabArray(size_values: readonly (T.In
 }
 let cuFileGetParameterSizeT$: typeof cuFileGetParameterSizeT | undefined;
 /** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileSizeTConfigParameter_t`.
+ * @param param in `CUFileSizeTConfigParameter_t`: one of the {@link T.CUFileSizeTConfigParameter_t} values.
  * @returns the value of `value`: out `size_t *`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
@@ -284,7 +284,7 @@ function bind$cuFileGetParameterSizeT(): typeof cuFileGetParameterSizeT {
 }
 let cuFileGetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileStringConfigParameter_t`.
+ * @param param in `CUFileStringConfigParameter_t`: one of the {@link T.CUFileStringConfigParameter_t} values.
  * @param len in `int`: capacity of `desc_str` in bytes.
  * @returns the value of `desc_str`: out text (`char *`, length `len`).
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
@@ -405,8 +405,8 @@ let cuFileRead$c: NativeFunction | undefined;
  * @param fh in `CUfileHandle_t`: address or host buffer.
  * @param bufPtr_base in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `bufPtr_base` in bytes.
- * @param file_offset in `off_t`.
- * @param bufPtr_offset in `off_t`.
+ * @param file_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param bufPtr_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `ssize_t`
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
@@ -427,7 +427,7 @@ let cuFileReadAsync$c: NativeFunction | undefined;
  * @param file_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bufPtr_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bytes_read_p in/out `ssize_t *`: address or host buffer, kept by the library after the call.
- * @param stream in `CUstream`.
+ * @param stream in `CUstream`: an opaque handle.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileReadAsync', 'fh', fh, true);
@@ -442,8 +442,8 @@ export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T
 }
 let cuFileSetParameterBool$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileBoolConfigParameter_t`.
- * @param value in `_Bool`.
+ * @param param in `CUFileBoolConfigParameter_t`: one of the {@link T.CUFileBoolConfigParameter_t} values.
+ * @param value in `_Bool`: a boolean.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, value: boolean): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterBool', 'param', 'i32', param);
@@ -465,8 +465,8 @@ export function cuFileSetParameterPosixPoolSlabArray(size_values: readonly (T.In
 }
 let cuFileSetParameterSizeT$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileSizeTConfigParameter_t`.
- * @param value in `size_t`.
+ * @param param in `CUFileSizeTConfigParameter_t`: one of the {@link T.CUFileSizeTConfigParameter_t} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
@@ -476,7 +476,7 @@ export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, v
 }
 let cuFileSetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param param in `CUFileStringConfigParameter_t`.
+ * @param param in `CUFileStringConfigParameter_t`: one of the {@link T.CUFileStringConfigParameter_t} values.
  * @param desc_str in string (`const char *`).
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string): void {
@@ -487,7 +487,7 @@ export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t,
 }
 let cuFileSetStatsLevel$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`.
+ * @param level in `int`: a signed 32-bit integer.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetStatsLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cuFileSetStatsLevel', 'level', 'i32', level);
@@ -517,7 +517,7 @@ export function cuFileStatsStop(): void {
 }
 let cuFileStreamDeregister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
+ * @param stream in `CUstream`: an opaque handle.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStreamDeregister(stream: T.CUstream | null): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
@@ -526,8 +526,8 @@ export function cuFileStreamDeregister(stream: T.CUstream | null): void {
 }
 let cuFileStreamRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `CUstream`.
- * @param flags in `unsigned int`.
+ * @param stream in `CUstream`: an opaque handle.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
@@ -548,8 +548,8 @@ let cuFileWrite$c: NativeFunction | undefined;
  * @param fh in `CUfileHandle_t`: address or host buffer.
  * @param bufPtr_base in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `bufPtr_base` in bytes.
- * @param file_offset in `off_t`.
- * @param bufPtr_offset in `off_t`.
+ * @param file_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param bufPtr_offset in `off_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `ssize_t`
  * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
@@ -570,7 +570,7 @@ let cuFileWriteAsync$c: NativeFunction | undefined;
  * @param file_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bufPtr_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bytes_written_p in/out `ssize_t *`: address or host buffer, kept by the library after the call.
- * @param stream in `CUstream`.
+ * @param stream in `CUstream`: an opaque handle.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileWriteAsync', 'fh', fh, true);

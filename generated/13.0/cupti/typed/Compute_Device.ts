@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuptiComputeCapabilitySupported$: typeof cuptiComputeCapabilitySupported | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param major in `int`.
- * @param minor in `int`.
+ * @param major in `int`: a signed 32-bit integer.
+ * @param minor in `int`: a signed 32-bit integer.
  * @returns the value of `support`: out `int *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiComputeCapabilitySupported(major: number, minor: number): number {
@@ -33,7 +33,7 @@ function bind$cuptiComputeCapabilitySupported(): typeof cuptiComputeCapabilitySu
 }
 let cuptiDeviceEnumEventDomains$: typeof cuptiDeviceEnumEventDomains | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param domainArray in/out `CUpti_EventDomainID *`: address or host buffer.
  * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
@@ -63,7 +63,7 @@ function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains 
 }
 let cuptiDeviceEnumMetrics$: typeof cuptiDeviceEnumMetrics | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
@@ -92,8 +92,8 @@ function bind$cuptiDeviceEnumMetrics(): typeof cuptiDeviceEnumMetrics {
 }
 let cuptiDeviceGetAttribute$: typeof cuptiDeviceGetAttribute | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
- * @param attrib in `CUpti_DeviceAttribute`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
+ * @param attrib in `CUpti_DeviceAttribute`: one of the {@link T.CUpti_DeviceAttribute} values.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
@@ -122,9 +122,9 @@ function bind$cuptiDeviceGetAttribute(): typeof cuptiDeviceGetAttribute {
 }
 let cuptiDeviceGetEventDomainAttribute$: typeof cuptiDeviceGetEventDomainAttribute | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
- * @param eventDomain in `CUpti_EventDomainID`.
- * @param attrib in `CUpti_EventDomainAttribute`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
+ * @param eventDomain in `CUpti_EventDomainID`: an unsigned 32-bit integer.
+ * @param attrib in `CUpti_EventDomainAttribute`: one of the {@link T.CUpti_EventDomainAttribute} values.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
@@ -154,7 +154,7 @@ function bind$cuptiDeviceGetEventDomainAttribute(): typeof cuptiDeviceGetEventDo
 }
 let cuptiDeviceGetNumEventDomains$: typeof cuptiDeviceGetNumEventDomains | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
  * @returns the value of `numDomains`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetNumEventDomains(device: number): number {
@@ -175,7 +175,7 @@ function bind$cuptiDeviceGetNumEventDomains(): typeof cuptiDeviceGetNumEventDoma
 }
 let cuptiDeviceGetNumMetrics$: typeof cuptiDeviceGetNumMetrics | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
  * @returns the value of `numMetrics`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceGetNumMetrics(device: number): number {
@@ -196,7 +196,7 @@ function bind$cuptiDeviceGetNumMetrics(): typeof cuptiDeviceGetNumMetrics {
 }
 let cuptiDeviceSupported$: typeof cuptiDeviceSupported | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer.
  * @returns the value of `support`: out `int *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceSupported(dev: number): number {
@@ -217,7 +217,7 @@ function bind$cuptiDeviceSupported(): typeof cuptiDeviceSupported {
 }
 let cuptiDeviceVirtualizationMode$: typeof cuptiDeviceVirtualizationMode | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param dev in `CUdevice`.
+ * @param dev in `CUdevice`: a signed 32-bit integer.
  * @returns the value of `mode`: out `CUpti_DeviceVirtualizationMode *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {

@@ -21,8 +21,8 @@ export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customDa
 }
 let cuptiMetricCreateEventGroupSets$c: NativeFunction | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param metricIdArraySizeBytes in `size_t`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param metricIdArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param metricIdArray in/out `CUpti_MetricID *`: address or host buffer.
  * @param eventGroupPasses in/out `CUpti_EventGroupSets **`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
@@ -36,7 +36,7 @@ export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, met
 }
 let cuptiMetricEnumEvents$: typeof cuptiMetricEnumEvents | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param metric in `CUpti_MetricID`.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
  * @returns the value of `eventIdArray`: out array of `u32`: its length asked first through `eventIdArraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricEnumEvents(metric: number): Uint32Array {
@@ -65,7 +65,7 @@ function bind$cuptiMetricEnumEvents(): typeof cuptiMetricEnumEvents {
 }
 let cuptiMetricEnumProperties$: typeof cuptiMetricEnumProperties | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param metric in `CUpti_MetricID`.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
  * @returns the value of `propIdArray`: out array of `CUpti_MetricPropertyID`: its length asked first through `propIdArraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropertyID[] {
@@ -94,8 +94,8 @@ function bind$cuptiMetricEnumProperties(): typeof cuptiMetricEnumProperties {
 }
 let cuptiMetricGetAttribute$: typeof cuptiMetricGetAttribute | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param metric in `CUpti_MetricID`.
- * @param attrib in `CUpti_MetricAttribute`.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
+ * @param attrib in `CUpti_MetricAttribute`: one of the {@link T.CUpti_MetricAttribute} values.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
@@ -124,7 +124,7 @@ function bind$cuptiMetricGetAttribute(): typeof cuptiMetricGetAttribute {
 }
 let cuptiMetricGetIdFromName$: typeof cuptiMetricGetIdFromName | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
  * @param metricName in string (`const char *`).
  * @returns the value of `metric`: out `CUpti_MetricID *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
@@ -147,7 +147,7 @@ function bind$cuptiMetricGetIdFromName(): typeof cuptiMetricGetIdFromName {
 }
 let cuptiMetricGetNumEvents$: typeof cuptiMetricGetNumEvents | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param metric in `CUpti_MetricID`.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
  * @returns the value of `numEvents`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetNumEvents(metric: number): number {
@@ -168,7 +168,7 @@ function bind$cuptiMetricGetNumEvents(): typeof cuptiMetricGetNumEvents {
 }
 let cuptiMetricGetNumProperties$: typeof cuptiMetricGetNumProperties | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param metric in `CUpti_MetricID`.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
  * @returns the value of `numProp`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetNumProperties(metric: number): number {
@@ -189,8 +189,8 @@ function bind$cuptiMetricGetNumProperties(): typeof cuptiMetricGetNumProperties 
 }
 let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param context in `CUcontext`.
- * @param metric in `CUpti_MetricID`.
+ * @param context in `CUcontext`: an opaque handle.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
  * @param eventGroupSets in/out `CUpti_EventGroupSets **`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null, metric: number, eventGroupSets: T.Pointer): void {
@@ -202,11 +202,11 @@ export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null
 }
 let cuptiMetricGetValue$: typeof cuptiMetricGetValue | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `CUdevice`.
- * @param metric in `CUpti_MetricID`.
- * @param eventIdArraySizeBytes in `size_t`.
- * @param eventValueArraySizeBytes in `size_t`.
- * @param timeDuration in `uint64_t`.
+ * @param device in `CUdevice`: a signed 32-bit integer.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
+ * @param eventIdArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param eventValueArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param timeDuration in `uint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ eventIdArray, eventValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, timeDuration: T.Int64): { eventIdArray: number; eventValueArray: bigint; metricValue: T.CUpti_MetricValue } {
@@ -233,11 +233,11 @@ function bind$cuptiMetricGetValue(): typeof cuptiMetricGetValue {
 }
 let cuptiMetricGetValue2$: typeof cuptiMetricGetValue2 | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @param metric in `CUpti_MetricID`.
- * @param eventIdArraySizeBytes in `size_t`.
- * @param eventValueArraySizeBytes in `size_t`.
- * @param propIdArraySizeBytes in `size_t`.
- * @param propValueArraySizeBytes in `size_t`.
+ * @param metric in `CUpti_MetricID`: an unsigned 32-bit integer.
+ * @param eventIdArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param eventValueArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param propIdArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param propValueArraySizeBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ eventIdArray, eventValueArray, propIdArray, propValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `propIdArray`: out `CUpti_MetricPropertyID *`; `propValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, propIdArraySizeBytes: T.Int64, propValueArraySizeBytes: T.Int64): { eventIdArray: number; eventValueArray: bigint; propIdArray: T.CUpti_MetricPropertyID; propValueArray: bigint; metricValue: T.CUpti_MetricValue } {

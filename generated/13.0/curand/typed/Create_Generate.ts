@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let curandCreateGenerator$: typeof curandCreateGenerator | undefined;
 /** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param rng_type in `curandRngType_t`.
+ * @param rng_type in `curandRngType_t`: one of the {@link T.curandRngType_t} values.
  * @returns the value of `generator`: out `curandGenerator_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
@@ -36,7 +36,7 @@ function bind$curandCreateGenerator(): typeof curandCreateGenerator {
 }
 let curandCreateGeneratorHost$: typeof curandCreateGeneratorHost | undefined;
 /** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param rng_type in `curandRngType_t`.
+ * @param rng_type in `curandRngType_t`: one of the {@link T.curandRngType_t} values.
  * @returns the value of `generator`: out `curandGenerator_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
@@ -62,7 +62,7 @@ function bind$curandCreateGeneratorHost(): typeof curandCreateGeneratorHost {
 }
 let curandCreatePoissonDistribution$: typeof curandCreatePoissonDistribution | undefined;
 /** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param lambda in `double`.
+ * @param lambda in `double`: a number.
  * @returns the value of `discrete_distribution`: out `curandDiscreteDistribution_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandCreatePoissonDistribution(lambda: number): T.curandDiscreteDistribution_t {
@@ -88,7 +88,7 @@ function bind$curandCreatePoissonDistribution(): typeof curandCreatePoissonDistr
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param discrete_distribution in `curandDiscreteDistribution_t`.
+ * @param discrete_distribution in `curandDiscreteDistribution_t`: an opaque handle, such as `curandCreatePoissonDistribution` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t | null): void {
   if (typeof discrete_distribution !== 'number' || !(discrete_distribution >= 0 && discrete_distribution <= 9007199254740991) || Math.floor(discrete_distribution) !== discrete_distribution) discrete_distribution = addressArg('curandDestroyDistribution', 'discrete_distribution', discrete_distribution, true) as typeof discrete_distribution;
@@ -97,7 +97,7 @@ export function curandDestroyDistribution(discrete_distribution: T.curandDiscret
 }
 let curandDestroyGenerator$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandDestroyGenerator(generator: T.curandGenerator_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandDestroyGenerator', 'generator', generator, true) as typeof generator;
@@ -106,7 +106,7 @@ export function curandDestroyGenerator(generator: T.curandGenerator_t | null): v
 }
 let curandGenerate$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
  * @param num in `size_t`: count of `outputPtr` in elements of `unsigned int`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
@@ -119,11 +119,11 @@ export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr:
 }
 let curandGenerateBinomial$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
  * @param num in `size_t`: count of `outputPtr` in elements of `unsigned int`.
- * @param n_ in `unsigned int`.
- * @param p in `double`.
+ * @param n_ in `unsigned int`: an unsigned 32-bit integer.
+ * @param p in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateBinomial(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
@@ -136,12 +136,12 @@ export function curandGenerateBinomial(generator: T.curandGenerator_t | null, ou
 }
 let curandGenerateBinomialMethod$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
  * @param num in `size_t`: count of `outputPtr` in elements of `unsigned int`.
- * @param n_ in `unsigned int`.
- * @param p in `double`.
- * @param method in `curandMethod_t`.
+ * @param n_ in `unsigned int`: an unsigned 32-bit integer.
+ * @param p in `double`: a number.
+ * @param method in `curandMethod_t`: one of the {@link T.curandMethod_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
@@ -155,11 +155,11 @@ export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | nu
 }
 let curandGenerateLogNormal$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `float *`: device memory, `n` elements of `float`.
  * @param n_ in `size_t`: count of `outputPtr` in elements of `float`.
- * @param mean in `float`.
- * @param stddev in `float`.
+ * @param mean in `float`: a number (stored as a 32-bit float).
+ * @param stddev in `float`: a number (stored as a 32-bit float).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
@@ -172,11 +172,11 @@ export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, o
 }
 let curandGenerateLogNormalDouble$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `double *`: device memory, `n` elements of `double`.
  * @param n_ in `size_t`: count of `outputPtr` in elements of `double`.
- * @param mean in `double`.
- * @param stddev in `double`.
+ * @param mean in `double`: a number.
+ * @param stddev in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
@@ -189,7 +189,7 @@ export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | n
 }
 let curandGenerateLongLong$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `unsigned long long *`: device memory, `num` elements of `unsigned long long`.
  * @param num in `size_t`: count of `outputPtr` in elements of `unsigned long long`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
@@ -202,11 +202,11 @@ export function curandGenerateLongLong(generator: T.curandGenerator_t | null, ou
 }
 let curandGenerateNormal$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `float *`: device memory, `n` elements of `float`.
  * @param n_ in `size_t`: count of `outputPtr` in elements of `float`.
- * @param mean in `float`.
- * @param stddev in `float`.
+ * @param mean in `float`: a number (stored as a 32-bit float).
+ * @param stddev in `float`: a number (stored as a 32-bit float).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
@@ -219,11 +219,11 @@ export function curandGenerateNormal(generator: T.curandGenerator_t | null, outp
 }
 let curandGenerateNormalDouble$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `double *`: device memory, `n` elements of `double`.
  * @param n_ in `size_t`: count of `outputPtr` in elements of `double`.
- * @param mean in `double`.
- * @param stddev in `double`.
+ * @param mean in `double`: a number.
+ * @param stddev in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
@@ -236,10 +236,10 @@ export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null
 }
 let curandGeneratePoisson$c: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `unsigned int *`: device memory, `n` elements of `unsigned int`.
  * @param n_ in `size_t`: count of `outputPtr` in elements of `unsigned int`.
- * @param lambda in `double`.
+ * @param lambda in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGeneratePoisson(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
@@ -251,11 +251,11 @@ export function curandGeneratePoisson(generator: T.curandGenerator_t | null, out
 }
 let curandGeneratePoissonMethod$c: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `unsigned int *`: device memory, `n` elements of `unsigned int`.
  * @param n_ in `size_t`: count of `outputPtr` in elements of `unsigned int`.
- * @param lambda in `double`.
- * @param method in `curandMethod_t`.
+ * @param lambda in `double`: a number.
+ * @param method in `curandMethod_t`: one of the {@link T.curandMethod_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
@@ -268,7 +268,7 @@ export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | nul
 }
 let curandGenerateSeeds$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGenerateSeeds(generator: T.curandGenerator_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateSeeds', 'generator', generator, true) as typeof generator;
@@ -277,7 +277,7 @@ export function curandGenerateSeeds(generator: T.curandGenerator_t | null): void
 }
 let curandGenerateUniform$c: NativeFunction | undefined;
 /** Wrapped by `RandomGenerator.uniform` (objects layer). `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `float *`: device memory, `num` elements of `float`.
  * @param num in `size_t`: count of `outputPtr` in elements of `float`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html).
@@ -291,7 +291,7 @@ export function curandGenerateUniform(generator: T.curandGenerator_t | null, out
 }
 let curandGenerateUniformDouble$c: NativeFunction | undefined;
 /** Wrapped by `RandomGenerator.uniform` (objects layer). `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`.
+ * @param generator in `curandGenerator_t`: an opaque handle, such as `curandCreateGenerator` returns.
  * @param outputPtr out `double *`: device memory, `num` elements of `double`.
  * @param num in `size_t`: count of `outputPtr` in elements of `double`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html).

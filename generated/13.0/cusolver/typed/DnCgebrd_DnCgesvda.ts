@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnCgebrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param D in/out `float *`: device memory.
  * @param E in/out `float *`: device memory.
  * @param TAUQ in/out `cuComplex *`: device memory.
@@ -41,9 +41,9 @@ export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCgebrd_bufferSize$: typeof cusolverDnCgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
@@ -66,11 +66,11 @@ function bind$cusolverDnCgebrd_bufferSize(): typeof cusolverDnCgebrd_bufferSize 
 }
 let cusolverDnCgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param TAU in/out `cuComplex *`: device memory.
  * @param Workspace in/out `cuComplex *`: device memory, `Lwork` elements of `cuComplex`.
  * @param Lwork in `int`: count of `Workspace` in elements of `cuComplex`.
@@ -91,11 +91,11 @@ export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCgeqrf_bufferSize$: typeof cusolverDnCgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
@@ -120,18 +120,18 @@ function bind$cusolverDnCgeqrf_bufferSize(): typeof cusolverDnCgeqrf_bufferSize 
 }
 let cusolverDnCgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobu in `signed char`.
- * @param jobvt in `signed char`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobu in `signed char`: a signed 8-bit integer.
+ * @param jobvt in `signed char`: a signed 8-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param S in/out `float *`: device memory.
  * @param U in/out `cuComplex *`: device memory.
- * @param ldu in `int`.
+ * @param ldu in `int`: a signed 32-bit integer.
  * @param VT in/out `cuComplex *`: device memory.
- * @param ldvt in `int`.
+ * @param ldvt in `int`: a signed 32-bit integer.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param rwork in/out `float *`: address or host buffer.
@@ -159,9 +159,9 @@ export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnCgesvd_bufferSize$: typeof cusolverDnCgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
@@ -184,27 +184,27 @@ function bind$cusolverDnCgesvd_bufferSize(): typeof cusolverDnCgesvd_bufferSize 
 }
 let cusolverDnCgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param rank in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param rank in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param d_A in `const cuComplex *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_S in/out `float *`: device memory.
- * @param strideS in `long long`.
+ * @param strideS in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_U in/out `cuComplex *`: device memory.
- * @param ldu in `int`.
- * @param strideU in `long long`.
+ * @param ldu in `int`: a signed 32-bit integer.
+ * @param strideU in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_V in/out `cuComplex *`: device memory.
- * @param ldv in `int`.
- * @param strideV in `long long`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param strideV in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_work in/out `cuComplex *`: address or host buffer.
- * @param lwork in `int`.
+ * @param lwork in `int`: a signed 32-bit integer.
  * @param d_info out `int *`: device memory.
  * @param h_R_nrmF in/out `double *`: address or host buffer.
- * @param batchSize in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
@@ -233,23 +233,23 @@ export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnCgesvdaStridedBatched_bufferSize$: typeof cusolverDnCgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param rank in `int`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param rank in `int`: a signed 32-bit integer.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param d_A in `const cuComplex *`: device memory.
- * @param lda in `int`.
- * @param strideA in `long long`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param strideA in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_S in `const float *`: device memory.
- * @param strideS in `long long`.
+ * @param strideS in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_U in `const cuComplex *`: device memory.
- * @param ldu in `int`.
- * @param strideU in `long long`.
+ * @param ldu in `int`: a signed 32-bit integer.
+ * @param strideU in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param d_V in `const cuComplex *`: device memory.
- * @param ldv in `int`.
- * @param strideV in `long long`.
- * @param batchSize in `int`.
+ * @param ldv in `int`: a signed 32-bit integer.
+ * @param strideV in `long long`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {

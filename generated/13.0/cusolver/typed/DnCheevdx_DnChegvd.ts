@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnCheevdx$: typeof cusolverDnCheevdx | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
- * @param vl in `float`.
- * @param vu in `float`.
- * @param il in `int`.
- * @param iu in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param vl in `float`: a number (stored as a 32-bit float).
+ * @param vu in `float`: a number (stored as a 32-bit float).
+ * @param il in `int`: a signed 32-bit integer.
+ * @param iu in `int`: a signed 32-bit integer.
  * @param W in/out `float *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
@@ -59,17 +59,17 @@ function bind$cusolverDnCheevdx(): typeof cusolverDnCheevdx {
 }
 let cusolverDnCheevdx_bufferSize$: typeof cusolverDnCheevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
- * @param vl in `float`.
- * @param vu in `float`.
- * @param il in `int`.
- * @param iu in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
+ * @param vl in `float`: a number (stored as a 32-bit float).
+ * @param vu in `float`: a number (stored as a 32-bit float).
+ * @param il in `int`: a signed 32-bit integer.
+ * @param iu in `int`: a signed 32-bit integer.
  * @param W in `const float *`: device memory.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
@@ -103,17 +103,17 @@ function bind$cusolverDnCheevdx_bufferSize(): typeof cusolverDnCheevdx_bufferSiz
 }
 let cusolverDnCheevj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param W in/out `float *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param info out `int *`: device memory.
- * @param params in `syevjInfo_t`.
+ * @param params in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevj', 'handle', handle, true) as typeof handle;
@@ -132,18 +132,18 @@ export function cusolverDnCheevj(handle: T.cusolverDnHandle_t | null, jobz: T.cu
 }
 let cusolverDnCheevjBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param W in/out `float *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param info out `int *`: device memory.
- * @param params in `syevjInfo_t`.
- * @param batchSize in `int`.
+ * @param params in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevjBatched', 'handle', handle, true) as typeof handle;
@@ -163,15 +163,15 @@ export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t | null, job
 }
 let cusolverDnCheevjBatched_bufferSize$: typeof cusolverDnCheevjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param W in `const float *`: device memory.
- * @param params in `syevjInfo_t`.
- * @param batchSize in `int`.
+ * @param params in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
+ * @param batchSize in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): number {
@@ -200,14 +200,14 @@ function bind$cusolverDnCheevjBatched_bufferSize(): typeof cusolverDnCheevjBatch
 }
 let cusolverDnCheevj_bufferSize$: typeof cusolverDnCheevj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param W in `const float *`: device memory.
- * @param params in `syevjInfo_t`.
+ * @param params in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
@@ -235,15 +235,15 @@ function bind$cusolverDnCheevj_bufferSize(): typeof cusolverDnCheevj_bufferSize 
 }
 let cusolverDnChegvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param itype in `cusolverEigType_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param itype in `cusolverEigType_t`: one of the {@link T.cusolverEigType_t} values.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in/out `cuComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param W in/out `float *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuComplex`.
@@ -268,15 +268,15 @@ export function cusolverDnChegvd(handle: T.cusolverDnHandle_t | null, itype: T.c
 }
 let cusolverDnChegvd_bufferSize$: typeof cusolverDnChegvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param itype in `cusolverEigType_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param itype in `cusolverEigType_t`: one of the {@link T.cusolverEigType_t} values.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param B in `const cuComplex *`: device memory.
- * @param ldb in `int`.
+ * @param ldb in `int`: a signed 32-bit integer.
  * @param W in `const float *`: device memory.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */

@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnDsytri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param ipiv in `const int *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
  * @param lwork in `int`: count of `work` in elements of `double`.
@@ -35,11 +35,11 @@ export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytri_bufferSize$: typeof cusolverDnDsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `double *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param ipiv in `const int *`: device memory.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
@@ -66,7 +66,7 @@ function bind$cusolverDnDsytri_bufferSize(): typeof cusolverDnDsytri_bufferSize 
 }
 let cusolverDnGetDeterministicMode$: typeof cusolverDnGetDeterministicMode | undefined;
 /** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
  * @returns the value of `mode`: out `cusolverDeterministicMode_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t | null): T.cusolverDeterministicMode_t {
@@ -87,7 +87,7 @@ function bind$cusolverDnGetDeterministicMode(): typeof cusolverDnGetDeterministi
 }
 let cusolverDnGetEmulationStrategy$: typeof cusolverDnGetEmulationStrategy | undefined;
 /** `cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
  * @returns the value of `strategy`: out `cudaEmulationStrategy_t *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnGetEmulationStrategy(handle: T.cusolverDnHandle_t | null): T.cudaEmulationStrategy_t {
@@ -108,7 +108,7 @@ function bind$cusolverDnGetEmulationStrategy(): typeof cusolverDnGetEmulationStr
 }
 let cusolverDnGetMathMode$: typeof cusolverDnGetMathMode | undefined;
 /** `cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t *mode)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
  * @returns the value of `mode`: out `cusolverMathMode_t *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnGetMathMode(handle: T.cusolverDnHandle_t | null): T.cusolverMathMode_t {
@@ -129,7 +129,7 @@ function bind$cusolverDnGetMathMode(): typeof cusolverDnGetMathMode {
 }
 let cusolverDnGetStream$: typeof cusolverDnGetStream | undefined;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
  * @returns the value of `streamId`: out `cudaStream_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t | null): T.cudaStream_t {
@@ -179,7 +179,7 @@ function bind$cusolverDnIRSInfosCreate(): typeof cusolverDnIRSInfosCreate {
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
@@ -188,7 +188,7 @@ export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null):
 }
 let cusolverDnIRSInfosGetMaxIters$: typeof cusolverDnIRSInfosGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `maxiters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -209,7 +209,7 @@ function bind$cusolverDnIRSInfosGetMaxIters(): typeof cusolverDnIRSInfosGetMaxIt
 }
 let cusolverDnIRSInfosGetNiters$: typeof cusolverDnIRSInfosGetNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `niters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -230,7 +230,7 @@ function bind$cusolverDnIRSInfosGetNiters(): typeof cusolverDnIRSInfosGetNiters 
 }
 let cusolverDnIRSInfosGetOuterNiters$: typeof cusolverDnIRSInfosGetOuterNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `outer_niters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -251,7 +251,7 @@ function bind$cusolverDnIRSInfosGetOuterNiters(): typeof cusolverDnIRSInfosGetOu
 }
 let cusolverDnIRSInfosGetResidualHistory$: typeof cusolverDnIRSInfosGetResidualHistory | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @returns the value of `residual_history`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t | null): number {
@@ -277,7 +277,7 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`.
+ * @param infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
@@ -310,7 +310,7 @@ function bind$cusolverDnIRSParamsCreate(): typeof cusolverDnIRSParamsCreate {
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
@@ -319,7 +319,7 @@ export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | nul
 }
 let cusolverDnIRSParamsDisableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
@@ -328,7 +328,7 @@ export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams
 }
 let cusolverDnIRSParamsEnableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
@@ -337,7 +337,7 @@ export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_
 }
 let cusolverDnIRSParamsGetMaxIters$: typeof cusolverDnIRSParamsGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
  * @returns the value of `maxiters`: out `cusolver_int_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null): number {
@@ -358,8 +358,8 @@ function bind$cusolverDnIRSParamsGetMaxIters(): typeof cusolverDnIRSParamsGetMax
 }
 let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param maxiters in `cusolver_int_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param maxiters in `cusolver_int_t`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
@@ -369,8 +369,8 @@ export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t |
 }
 let cusolverDnIRSParamsSetMaxItersInner$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param maxiters_inner in `cusolver_int_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param maxiters_inner in `cusolver_int_t`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t | null, maxiters_inner: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
@@ -380,8 +380,8 @@ export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParam
 }
 let cusolverDnIRSParamsSetRefinementSolver$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param refinement_solver in `cusolverIRSRefinement_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param refinement_solver in `cusolverIRSRefinement_t`: one of the {@link T.cusolverIRSRefinement_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t | null, refinement_solver: T.cusolverIRSRefinement_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
@@ -391,8 +391,8 @@ export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSPa
 }
 let cusolverDnIRSParamsSetSolverLowestPrecision$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param solver_lowest_precision in `cusolverPrecType_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param solver_lowest_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t | null, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
@@ -402,8 +402,8 @@ export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDn
 }
 let cusolverDnIRSParamsSetSolverMainPrecision$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param solver_main_precision in `cusolverPrecType_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param solver_main_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
@@ -413,9 +413,9 @@ export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIR
 }
 let cusolverDnIRSParamsSetSolverPrecisions$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param solver_main_precision in `cusolverPrecType_t`.
- * @param solver_lowest_precision in `cusolverPrecType_t`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param solver_main_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
+ * @param solver_lowest_precision in `cusolverPrecType_t`: one of the {@link T.cusolverPrecType_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
@@ -426,8 +426,8 @@ export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSPa
 }
 let cusolverDnIRSParamsSetTol$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param val in `double`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param val in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
@@ -437,8 +437,8 @@ export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null
 }
 let cusolverDnIRSParamsSetTolInner$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`.
- * @param val in `double`.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param val in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
@@ -448,18 +448,18 @@ export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t |
 }
 let cusolverDnIRSXgels$: typeof cusolverDnIRSXgels | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param gels_irs_params in `cusolverDnIRSParams_t`.
- * @param gels_irs_infos in `cusolverDnIRSInfos_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param gels_irs_params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param gels_irs_infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `void *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `void *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `void *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -497,11 +497,11 @@ function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
 }
 let cusolverDnIRSXgels_bufferSize$: typeof cusolverDnIRSXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnIRSParams_t`.
- * @param m in `cusolver_int_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param m in `cusolver_int_t`: a signed 32-bit integer.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
@@ -531,17 +531,17 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
 }
 let cusolverDnIRSXgesv$: typeof cusolverDnIRSXgesv | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param gesv_irs_params in `cusolverDnIRSParams_t`.
- * @param gesv_irs_infos in `cusolverDnIRSInfos_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param gesv_irs_params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param gesv_irs_infos in `cusolverDnIRSInfos_t`: an opaque handle, such as `cusolverDnIRSInfosCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @param dA in/out `void *`: device memory.
- * @param ldda in `cusolver_int_t`.
+ * @param ldda in `cusolver_int_t`: a signed 32-bit integer.
  * @param dB in/out `void *`: device memory.
- * @param lddb in `cusolver_int_t`.
+ * @param lddb in `cusolver_int_t`: a signed 32-bit integer.
  * @param dX in/out `void *`: device memory.
- * @param lddx in `cusolver_int_t`.
+ * @param lddx in `cusolver_int_t`: a signed 32-bit integer.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
  * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
@@ -578,10 +578,10 @@ function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
 }
 let cusolverDnIRSXgesv_bufferSize$: typeof cusolverDnIRSXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnIRSParams_t`.
- * @param n_ in `cusolver_int_t`.
- * @param nrhs in `cusolver_int_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnIRSParams_t`: an opaque handle, such as `cusolverDnIRSParamsCreate` returns.
+ * @param n_ in `cusolver_int_t`: a signed 32-bit integer.
+ * @param nrhs in `cusolver_int_t`: a signed 32-bit integer.
  * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {

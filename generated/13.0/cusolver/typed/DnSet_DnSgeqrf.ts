@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnSetAdvOptions$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnParams_t`.
- * @param function_ in `cusolverDnFunction_t`.
- * @param algo in `cusolverAlgMode_t`.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param function_ in `cusolverDnFunction_t`: one of the {@link T.cusolverDnFunction_t} values.
+ * @param algo in `cusolverAlgMode_t`: one of the {@link T.cusolverAlgMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSetAdvOptions', 'params', params, true) as typeof params;
@@ -23,8 +23,8 @@ export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, fun
 }
 let cusolverDnSetDeterministicMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param mode in `cusolverDeterministicMode_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param mode in `cusolverDeterministicMode_t`: one of the {@link T.cusolverDeterministicMode_t} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetDeterministicMode(handle: T.cusolverDnHandle_t | null, mode: T.cusolverDeterministicMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetDeterministicMode', 'handle', handle, true) as typeof handle;
@@ -34,8 +34,8 @@ export function cusolverDnSetDeterministicMode(handle: T.cusolverDnHandle_t | nu
 }
 let cusolverDnSetEmulationStrategy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param strategy in `cudaEmulationStrategy_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param strategy in `cudaEmulationStrategy_t`: one of the {@link T.cudaEmulationStrategy_t} values.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetEmulationStrategy(handle: T.cusolverDnHandle_t | null, strategy: T.cudaEmulationStrategy_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetEmulationStrategy', 'handle', handle, true) as typeof handle;
@@ -45,8 +45,8 @@ export function cusolverDnSetEmulationStrategy(handle: T.cusolverDnHandle_t | nu
 }
 let cusolverDnSetMathMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param mode in `cusolverMathMode_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param mode in `cusolverMathMode_t`: one of the {@link T.cusolverMathMode_t} values.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetMathMode(handle: T.cusolverDnHandle_t | null, mode: T.cusolverMathMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetMathMode', 'handle', handle, true) as typeof handle;
@@ -56,8 +56,8 @@ export function cusolverDnSetMathMode(handle: T.cusolverDnHandle_t | null, mode:
 }
 let cusolverDnSetStream$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param streamId in `cudaStream_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param streamId in `cudaStream_t`: an opaque handle, such as `cusolverDnGetStream` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetStream', 'handle', handle, true) as typeof handle;
@@ -67,11 +67,11 @@ export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamI
 }
 let cusolverDnSgebrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param D in/out `float *`: device memory.
  * @param E in/out `float *`: device memory.
  * @param TAUQ in/out `float *`: device memory.
@@ -98,9 +98,9 @@ export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSgebrd_bufferSize$: typeof cusolverDnSgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
@@ -123,11 +123,11 @@ function bind$cusolverDnSgebrd_bufferSize(): typeof cusolverDnSgebrd_bufferSize 
 }
 let cusolverDnSgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param TAU in/out `float *`: device memory.
  * @param Workspace in/out `float *`: device memory, `Lwork` elements of `float`.
  * @param Lwork in `int`: count of `Workspace` in elements of `float`.
@@ -148,11 +148,11 @@ export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSgeqrf_bufferSize$: typeof cusolverDnSgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `float *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {

@@ -10,15 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnXgetrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ipiv in/out `int64_t *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -46,14 +46,14 @@ export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXgetrf_bufferSize$: typeof cusolverDnXgetrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param m in `int64_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param m in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -82,18 +82,18 @@ function bind$cusolverDnXgetrf_bufferSize(): typeof cusolverDnXgetrf_bufferSize 
 }
 let cusolverDnXgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param trans in `cublasOperation_t`.
- * @param n_ in `int64_t`.
- * @param nrhs in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nrhs in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ipiv in `const int64_t *`: device memory.
- * @param dataTypeB in `cudaDataType`.
+ * @param dataTypeB in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param B in/out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
@@ -115,21 +115,21 @@ export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXlarft$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param direct in `cusolverDirectMode_t`.
- * @param storev in `cusolverStorevMode_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
- * @param dataTypeV in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param direct in `cusolverDirectMode_t`: one of the {@link T.cusolverDirectMode_t} values.
+ * @param storev in `cusolverStorevMode_t`: one of the {@link T.cusolverStorevMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeV in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param V in `const void *`: device memory.
- * @param ldv in `int64_t`.
- * @param dataTypeTau in `cudaDataType`.
+ * @param ldv in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeTau in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param tau in `const void *`: device memory.
- * @param dataTypeT in `cudaDataType`.
+ * @param dataTypeT in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param T_ in/out `void *`: address or host buffer.
- * @param ldt in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldt in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -161,21 +161,21 @@ export function cusolverDnXlarft(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXlarft_bufferSize$: typeof cusolverDnXlarft_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param direct in `cusolverDirectMode_t`.
- * @param storev in `cusolverStorevMode_t`.
- * @param n_ in `int64_t`.
- * @param k in `int64_t`.
- * @param dataTypeV in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param direct in `cusolverDirectMode_t`: one of the {@link T.cusolverDirectMode_t} values.
+ * @param storev in `cusolverStorevMode_t`: one of the {@link T.cusolverStorevMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param k in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeV in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param V in `const void *`: device memory.
- * @param ldv in `int64_t`.
- * @param dataTypeTau in `cudaDataType`.
+ * @param ldv in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeTau in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param tau in `const void *`: device memory.
- * @param dataTypeT in `cudaDataType`.
+ * @param dataTypeT in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param T_ in/out `void *`: address or host buffer.
- * @param ldt in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param ldt in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n_: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, dataTypeT: T.cudaDataType, T_: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -211,14 +211,14 @@ function bind$cusolverDnXlarft_bufferSize(): typeof cusolverDnXlarft_bufferSize 
 }
 let cusolverDnXpotrf$c: NativeFunction | undefined;
 /** Wrapped by `DenseSolver.potrf` (objects layer). `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -246,14 +246,14 @@ export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXpotrf_bufferSize$: typeof cusolverDnXpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param computeType in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -282,17 +282,17 @@ function bind$cusolverDnXpotrf_bufferSize(): typeof cusolverDnXpotrf_bufferSize 
 }
 let cusolverDnXpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param nrhs in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nrhs in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeB in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeB in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param B in/out `void *`: device memory.
- * @param ldb in `int64_t`.
+ * @param ldb in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param info out `int *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {

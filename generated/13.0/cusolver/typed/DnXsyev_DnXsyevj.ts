@@ -10,23 +10,23 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnXsyevBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeW in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeW in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param W in/out `void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
  * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
  * @param info out `int *`: device memory.
- * @param batchSize in `int64_t`.
+ * @param batchSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null, batchSize: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevBatched', 'handle', handle, true) as typeof handle;
@@ -52,18 +52,18 @@ export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t | null, para
 }
 let cusolverDnXsyevBatched_bufferSize$: typeof cusolverDnXsyevBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeW in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeW in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param W in `const void *`: device memory.
- * @param computeType in `cudaDataType`.
- * @param batchSize in `int64_t`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param batchSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevBatched_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, batchSize: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -96,17 +96,17 @@ function bind$cusolverDnXsyevBatched_bufferSize(): typeof cusolverDnXsyevBatched
 }
 let cusolverDnXsyevd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeW in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeW in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param W in/out `void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -136,17 +136,17 @@ export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXsyevd_bufferSize$: typeof cusolverDnXsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
- * @param dataTypeW in `cudaDataType`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeW in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param W in `const void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -178,22 +178,22 @@ function bind$cusolverDnXsyevd_bufferSize(): typeof cusolverDnXsyevd_bufferSize 
 }
 let cusolverDnXsyevdx$: typeof cusolverDnXsyevdx | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in/out `void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param vl in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param il in `int64_t`.
- * @param iu in `int64_t`.
- * @param dataTypeW in `cudaDataType`.
+ * @param il in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param iu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeW in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param W in/out `void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
  * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
@@ -240,23 +240,23 @@ function bind$cusolverDnXsyevdx(): typeof cusolverDnXsyevdx {
 }
 let cusolverDnXsyevdx_bufferSize$: typeof cusolverDnXsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param params in `cusolverDnParams_t`.
- * @param jobz in `cusolverEigMode_t`.
- * @param range in `cusolverEigRange_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param n_ in `int64_t`.
- * @param dataTypeA in `cudaDataType`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param params in `cusolverDnParams_t`: an opaque handle, such as `cusolverDnCreateParams` returns.
+ * @param jobz in `cusolverEigMode_t`: one of the {@link T.cusolverEigMode_t} values.
+ * @param range in `cusolverEigRange_t`: one of the {@link T.cusolverEigRange_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param n_ in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param dataTypeA in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param A in `const void *`: device memory.
- * @param lda in `int64_t`.
+ * @param lda in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param vl in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @param il in `int64_t`.
- * @param iu in `int64_t`.
+ * @param il in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param iu in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param h_meig in/out `int64_t *`: address or host buffer.
- * @param dataTypeW in `cudaDataType`.
+ * @param dataTypeW in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @param W in `const void *`: device memory.
- * @param computeType in `cudaDataType`.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
@@ -294,8 +294,8 @@ function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSiz
 }
 let cusolverDnXsyevjGetResidual$: typeof cusolverDnXsyevjGetResidual | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param info in `syevjInfo_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param info in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
  * @returns the value of `residual`: out `double *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
@@ -317,8 +317,8 @@ function bind$cusolverDnXsyevjGetResidual(): typeof cusolverDnXsyevjGetResidual 
 }
 let cusolverDnXsyevjGetSweeps$: typeof cusolverDnXsyevjGetSweeps | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param info in `syevjInfo_t`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param info in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
  * @returns the value of `executed_sweeps`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
@@ -340,8 +340,8 @@ function bind$cusolverDnXsyevjGetSweeps(): typeof cusolverDnXsyevjGetSweeps {
 }
 let cusolverDnXsyevjSetMaxSweeps$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `syevjInfo_t`.
- * @param max_sweeps in `int`.
+ * @param info in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
+ * @param max_sweeps in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevjSetMaxSweeps(info: T.syevjInfo_t | null, max_sweeps: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjSetMaxSweeps', 'info', info, true) as typeof info;
@@ -351,8 +351,8 @@ export function cusolverDnXsyevjSetMaxSweeps(info: T.syevjInfo_t | null, max_swe
 }
 let cusolverDnXsyevjSetSortEig$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `syevjInfo_t`.
- * @param sort_eig in `int`.
+ * @param info in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
+ * @param sort_eig in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevjSetSortEig(info: T.syevjInfo_t | null, sort_eig: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjSetSortEig', 'info', info, true) as typeof info;
@@ -362,8 +362,8 @@ export function cusolverDnXsyevjSetSortEig(info: T.syevjInfo_t | null, sort_eig:
 }
 let cusolverDnXsyevjSetTolerance$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `syevjInfo_t`.
- * @param tolerance in `double`.
+ * @param info in `syevjInfo_t`: an opaque handle, such as `cusolverDnCreateSyevjInfo` returns.
+ * @param tolerance in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXsyevjSetTolerance(info: T.syevjInfo_t | null, tolerance: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjSetTolerance', 'info', info, true) as typeof info;

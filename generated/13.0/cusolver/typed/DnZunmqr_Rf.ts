@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnZunmqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
  * @param devInfo out `int *`: device memory.
@@ -45,17 +45,17 @@ export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnZunmqr_bufferSize$: typeof cusolverDnZunmqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param k in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param k in `int`: a signed 32-bit integer.
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
@@ -86,17 +86,17 @@ function bind$cusolverDnZunmqr_bufferSize(): typeof cusolverDnZunmqr_bufferSize 
 }
 let cusolverDnZunmtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in/out `cuDoubleComplex *`: device memory.
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
  * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
  * @param info out `int *`: device memory.
@@ -121,17 +121,17 @@ export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnZunmtr_bufferSize$: typeof cusolverDnZunmtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`.
- * @param side in `cublasSideMode_t`.
- * @param uplo in `cublasFillMode_t`.
- * @param trans in `cublasOperation_t`.
- * @param m in `int`.
- * @param n_ in `int`.
+ * @param handle in `cusolverDnHandle_t`: an opaque handle, such as `cusolverDnCreate` returns.
+ * @param side in `cublasSideMode_t`: one of the {@link T.cublasSideMode_t} values.
+ * @param uplo in `cublasFillMode_t`: one of the {@link T.cublasFillMode_t} values.
+ * @param trans in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param A in `const cuDoubleComplex *`: device memory.
- * @param lda in `int`.
+ * @param lda in `int`: a signed 32-bit integer.
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
- * @param ldc in `int`.
+ * @param ldc in `int`: a signed 32-bit integer.
  * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
@@ -162,7 +162,7 @@ function bind$cusolverDnZunmtr_bufferSize(): typeof cusolverDnZunmtr_bufferSize 
 }
 let cusolverGetProperty$: typeof cusolverGetProperty | undefined;
 /** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `libraryPropertyType`.
+ * @param type in `libraryPropertyType`: one of the {@link T.libraryPropertyType} values.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverGetProperty(type: T.libraryPropertyType): number {
@@ -202,7 +202,7 @@ function bind$cusolverGetVersion(): typeof cusolverGetVersion {
 }
 let cusolverRfAccessBundledFactorsDevice$: typeof cusolverRfAccessBundledFactorsDevice | undefined;
 /** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns `{ nnzM, Mp, Mi, Mx }`: `nnzM`: out `int *`; `Mp`: out `int **`; `Mi`: out `int **`; `Mx`: out `double **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -227,7 +227,7 @@ function bind$cusolverRfAccessBundledFactorsDevice(): typeof cusolverRfAccessBun
 }
 let cusolverRfAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
@@ -237,7 +237,7 @@ export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
 }
 let cusolverRfBatchAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): void {
@@ -247,7 +247,7 @@ export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): voi
 }
 let cusolverRfBatchRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t | null): void {
@@ -257,15 +257,15 @@ export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t | null): vo
 }
 let cusolverRfBatchResetValues$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param batchSize in `int`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param csrRowPtrA in/out `int *`: address or host buffer.
  * @param csrColIndA in/out `int *`: address or host buffer.
  * @param csrValA_array in/out `double **`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
@@ -283,23 +283,23 @@ export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: 
 }
 let cusolverRfBatchSetupHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param batchSize in `int`.
- * @param n_ in `int`.
- * @param nnzA in `int`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param h_csrRowPtrA in/out `int *`: address or host buffer.
  * @param h_csrColIndA in/out `int *`: address or host buffer.
  * @param h_csrValA_array in/out `double **`: address or host buffer.
- * @param nnzL in `int`.
+ * @param nnzL in `int`: a signed 32-bit integer.
  * @param h_csrRowPtrL in/out `int *`: address or host buffer.
  * @param h_csrColIndL in/out `int *`: address or host buffer.
  * @param h_csrValL in/out `double *`: address or host buffer.
- * @param nnzU in `int`.
+ * @param nnzU in `int`: a signed 32-bit integer.
  * @param h_csrRowPtrU in/out `int *`: address or host buffer.
  * @param h_csrColIndU in/out `int *`: address or host buffer.
  * @param h_csrValU in/out `double *`: address or host buffer.
  * @param h_P in/out `int *`: address or host buffer.
  * @param h_Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
@@ -325,14 +325,14 @@ export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: nu
 }
 let cusolverRfBatchSolve$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param nrhs in `int`.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param Temp in/out `double *`: address or host buffer.
- * @param ldt in `int`.
+ * @param ldt in `int`: a signed 32-bit integer.
  * @param XF_array in/out `double **`: address or host buffer.
- * @param ldxf in `int`.
+ * @param ldxf in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): void {
@@ -349,7 +349,7 @@ export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.P
 }
 let cusolverRfBatchZeroPivot$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @param position in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -386,7 +386,7 @@ function bind$cusolverRfCreate(): typeof cusolverRfCreate {
 }
 let cusolverRfDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
@@ -396,7 +396,7 @@ export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
 }
 let cusolverRfExtractBundledFactorsHost$: typeof cusolverRfExtractBundledFactorsHost | undefined;
 /** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns `{ h_nnzM, h_Mp, h_Mi, h_Mx }`: `h_nnzM`: out `int *`; `h_Mp`: out `int **`; `h_Mi`: out `int **`; `h_Mx`: out `double **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -421,7 +421,7 @@ function bind$cusolverRfExtractBundledFactorsHost(): typeof cusolverRfExtractBun
 }
 let cusolverRfExtractSplitFactorsHost$: typeof cusolverRfExtractSplitFactorsHost | undefined;
 /** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns `{ h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU }`: `h_nnzL`: out `int *`; `h_csrRowPtrL`: out `int **`; `h_csrColIndL`: out `int **`; `h_csrValL`: out `double **`; `h_nnzU`: out `int *`; `h_csrRowPtrU`: out `int **`; `h_csrColIndU`: out `int **`; `h_csrValU`: out `double **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -450,7 +450,7 @@ function bind$cusolverRfExtractSplitFactorsHost(): typeof cusolverRfExtractSplit
 }
 let cusolverRfGetAlgs$: typeof cusolverRfGetAlgs | undefined;
 /** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns `{ factAlg, solveAlg }`: `factAlg`: out `cusolverRfFactorization_t *`; `solveAlg`: out `cusolverRfTriangularSolve_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -473,7 +473,7 @@ function bind$cusolverRfGetAlgs(): typeof cusolverRfGetAlgs {
 }
 let cusolverRfGetMatrixFormat$: typeof cusolverRfGetMatrixFormat | undefined;
 /** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns `{ format, diag }`: `format`: out `cusolverRfMatrixFormat_t *`; `diag`: out `cusolverRfUnitDiagonal_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -496,7 +496,7 @@ function bind$cusolverRfGetMatrixFormat(): typeof cusolverRfGetMatrixFormat {
 }
 let cusolverRfGetNumericBoostReport$: typeof cusolverRfGetNumericBoostReport | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns the value of `report`: out `cusolverRfNumericBoostReport_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -518,7 +518,7 @@ function bind$cusolverRfGetNumericBoostReport(): typeof cusolverRfGetNumericBoos
 }
 let cusolverRfGetNumericProperties$: typeof cusolverRfGetNumericProperties | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns `{ zero, boost }`: `zero`: out `double *`; `boost`: out `double *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -541,7 +541,7 @@ function bind$cusolverRfGetNumericProperties(): typeof cusolverRfGetNumericPrope
 }
 let cusolverRfGetResetValuesFastMode$: typeof cusolverRfGetResetValuesFastMode | undefined;
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @returns the value of `fastMode`: out `cusolverRfResetValuesFastMode_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -563,7 +563,7 @@ function bind$cusolverRfGetResetValuesFastMode(): typeof cusolverRfGetResetValue
 }
 let cusolverRfRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfRefactor(handle: T.cusolverRfHandle_t | null): void {
@@ -573,14 +573,14 @@ export function cusolverRfRefactor(handle: T.cusolverRfHandle_t | null): void {
 }
 let cusolverRfResetValues$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param nnzA in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param csrRowPtrA in/out `int *`: address or host buffer.
  * @param csrColIndA in/out `int *`: address or host buffer.
  * @param csrValA in/out `double *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
@@ -597,9 +597,9 @@ export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Po
 }
 let cusolverRfSetAlgs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
- * @param factAlg in `cusolverRfFactorization_t`.
- * @param solveAlg in `cusolverRfTriangularSolve_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
+ * @param factAlg in `cusolverRfFactorization_t`: one of the {@link T.cusolverRfFactorization_t} values.
+ * @param solveAlg in `cusolverRfTriangularSolve_t`: one of the {@link T.cusolverRfTriangularSolve_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): void {
@@ -611,9 +611,9 @@ export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: 
 }
 let cusolverRfSetMatrixFormat$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
- * @param format in `cusolverRfMatrixFormat_t`.
- * @param diag in `cusolverRfUnitDiagonal_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
+ * @param format in `cusolverRfMatrixFormat_t`: one of the {@link T.cusolverRfMatrixFormat_t} values.
+ * @param diag in `cusolverRfUnitDiagonal_t`: one of the {@link T.cusolverRfUnitDiagonal_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, format: T.cusolverRfMatrixFormat_t, diag: T.cusolverRfUnitDiagonal_t): void {
@@ -625,9 +625,9 @@ export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, f
 }
 let cusolverRfSetNumericProperties$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
- * @param zero in `double`.
- * @param boost in `double`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
+ * @param zero in `double`: a number.
+ * @param boost in `double`: a number.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | null, zero: number, boost: number): void {
@@ -639,8 +639,8 @@ export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | nu
 }
 let cusolverRfSetResetValuesFastMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
- * @param fastMode in `cusolverRfResetValuesFastMode_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
+ * @param fastMode in `cusolverRfResetValuesFastMode_t`: one of the {@link T.cusolverRfResetValuesFastMode_t} values.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | null, fastMode: T.cusolverRfResetValuesFastMode_t): void {
@@ -651,22 +651,22 @@ export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | 
 }
 let cusolverRfSetupDevice$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param nnzA in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param csrRowPtrA in/out `int *`: address or host buffer.
  * @param csrColIndA in/out `int *`: address or host buffer.
  * @param csrValA in/out `double *`: address or host buffer.
- * @param nnzL in `int`.
+ * @param nnzL in `int`: a signed 32-bit integer.
  * @param csrRowPtrL in/out `int *`: address or host buffer.
  * @param csrColIndL in/out `int *`: address or host buffer.
  * @param csrValL in/out `double *`: address or host buffer.
- * @param nnzU in `int`.
+ * @param nnzU in `int`: a signed 32-bit integer.
  * @param csrRowPtrU in/out `int *`: address or host buffer.
  * @param csrColIndU in/out `int *`: address or host buffer.
  * @param csrValU in/out `double *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
@@ -691,22 +691,22 @@ export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Po
 }
 let cusolverRfSetupHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param n_ in `int`.
- * @param nnzA in `int`.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnzA in `int`: a signed 32-bit integer.
  * @param h_csrRowPtrA in/out `int *`: address or host buffer.
  * @param h_csrColIndA in/out `int *`: address or host buffer.
  * @param h_csrValA in/out `double *`: address or host buffer.
- * @param nnzL in `int`.
+ * @param nnzL in `int`: a signed 32-bit integer.
  * @param h_csrRowPtrL in/out `int *`: address or host buffer.
  * @param h_csrColIndL in/out `int *`: address or host buffer.
  * @param h_csrValL in/out `double *`: address or host buffer.
- * @param nnzU in `int`.
+ * @param nnzU in `int`: a signed 32-bit integer.
  * @param h_csrRowPtrU in/out `int *`: address or host buffer.
  * @param h_csrColIndU in/out `int *`: address or host buffer.
  * @param h_csrValU in/out `double *`: address or host buffer.
  * @param h_P in/out `int *`: address or host buffer.
  * @param h_Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
@@ -731,14 +731,14 @@ export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Po
 }
 let cusolverRfSolve$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`.
+ * @param handle in `cusolverRfHandle_t`: an opaque handle, such as `cusolverRfCreate` returns.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param nrhs in `int`.
+ * @param nrhs in `int`: a signed 32-bit integer.
  * @param Temp in/out `double *`: address or host buffer.
- * @param ldt in `int`.
+ * @param ldt in `int`: a signed 32-bit integer.
  * @param XF in/out `double *`: address or host buffer.
- * @param ldxf in `int`.
+ * @param ldxf in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): void {

@@ -10,16 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpCcsrqrBufferInfoBatched$: typeof cusolverSpCcsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrVal in `const cuComplex *`: device memory.
  * @param csrRowPtr in `const int *`: device memory.
  * @param csrColInd in `const int *`: device memory.
- * @param batchSize in `int`.
- * @param info in `csrqrInfo_t`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -51,18 +51,18 @@ function bind$cusolverSpCcsrqrBufferInfoBatched(): typeof cusolverSpCcsrqrBuffer
 }
 let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: device memory.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
  * @param b in `const cuComplex *`: device memory.
  * @param x in/out `cuComplex *`: device memory.
- * @param batchSize in `int`.
- * @param info in `csrqrInfo_t`.
+ * @param batchSize in `int`: a signed 32-bit integer.
+ * @param info in `csrqrInfo_t`: an opaque handle, such as `cusolverSpCreateCsrqrInfo` returns.
  * @param pBuffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -85,10 +85,10 @@ export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpCcsrzfdHost$: typeof cusolverSpCcsrzfdHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param n_ in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const cuComplex *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
@@ -171,15 +171,15 @@ function bind$cusolverSpCreateCsrqrInfo(): typeof cusolverSpCreateCsrqrInfo {
 }
 let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param left_bottom_corner in `double2` by value.
- * @param right_upper_corner in `double2` by value.
+ * @param left_bottom_corner in `double2` by value: a {@link T.double2} object, its fields checked before the call.
+ * @param right_upper_corner in `double2` by value: a {@link T.double2} object, its fields checked before the call.
  * @param num_eigs in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -199,17 +199,17 @@ export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: n
 }
 let cusolverSpDcsreigvsi$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: device memory.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
- * @param mu0 in `double`.
+ * @param mu0 in `double`: a number.
  * @param x0 in `const double *`: device memory.
- * @param maxite in `int`.
- * @param eps in `double`.
+ * @param maxite in `int`: a signed 32-bit integer.
+ * @param eps in `double`: a number.
  * @param mu in/out `double *`: address or host buffer.
  * @param x in/out `double *`: device memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
@@ -233,17 +233,17 @@ export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
 }
 let cusolverSpDcsreigvsiHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverSpHandle_t`.
- * @param m in `int`.
- * @param nnz in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusolverSpHandle_t`: an opaque handle, such as `cusolverSpCreate` returns.
+ * @param m in `int`: a signed 32-bit integer.
+ * @param nnz in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle.
  * @param csrValA in `const double *`: host memory.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param mu0 in `double`.
+ * @param mu0 in `double`: a number.
  * @param x0 in `const double *`: host memory.
- * @param maxite in `int`.
- * @param tol in `double`.
+ * @param maxite in `int`: a signed 32-bit integer.
+ * @param tol in `double`: a number.
  * @param mu in/out `double *`: address or host buffer.
  * @param x in/out `double *`: host memory.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseCooGet$: typeof cusparseCooGet | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
@@ -39,7 +39,7 @@ function bind$cusparseCooGet(): typeof cusparseCooGet {
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
  * @param cooRows in/out `void *`: address or host buffer.
  * @param cooColumns in/out `void *`: address or host buffer.
  * @param cooValues in/out `void *`: device memory.
@@ -54,9 +54,9 @@ export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
 }
 let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @param batchCount in `int`.
- * @param batchStride in `int64_t`.
+ * @param spMatDescr in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param batchCount in `int`: a signed 32-bit integer.
+ * @param batchStride in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -91,15 +91,15 @@ function bind$cusparseCreate(): typeof cusparseCreate {
 }
 let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
 /** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param ellBlockSize in `int64_t`.
- * @param ellCols in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ellBlockSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ellCols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ellColInd in/out `void *`: device memory.
  * @param ellValue in/out `void *`: device memory.
- * @param ellIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param ellIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.DeviceMemory | null, ellValue: T.DeviceMemory | null, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -133,19 +133,19 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
 }
 let cusparseCreateBsr$: typeof cusparseCreateBsr | undefined;
 /** `cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param brows in `int64_t`.
- * @param bcols in `int64_t`.
- * @param bnnz in `int64_t`.
- * @param rowBlockSize in `int64_t`.
- * @param colBlockSize in `int64_t`.
+ * @param brows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param bcols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param bnnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param rowBlockSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param colBlockSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param bsrRowOffsets in/out `void *`: device memory.
  * @param bsrColInd in/out `void *`: device memory.
  * @param bsrValues in/out `void *`: device memory.
- * @param bsrRowOffsetsType in `cusparseIndexType_t`.
- * @param bsrColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
- * @param order in `cusparseOrder_t`.
+ * @param bsrRowOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param bsrColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param order in `cusparseOrder_t`: one of the {@link T.cusparseOrder_t} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockSize: T.Int64, colBlockSize: T.Int64, bsrRowOffsets: T.DeviceMemory | null, bsrColInd: T.DeviceMemory | null, bsrValues: T.DeviceMemory | null, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseSpMatDescr_t {
@@ -308,15 +308,15 @@ function bind$cusparseCreateColorInfo(): typeof cusparseCreateColorInfo {
 }
 let cusparseCreateConstBlockedEll$: typeof cusparseCreateConstBlockedEll | undefined;
 /** `cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param ellBlockSize in `int64_t`.
- * @param ellCols in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ellBlockSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ellCols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param ellColInd in `const void *`: device memory.
  * @param ellValue in `const void *`: device memory.
- * @param ellIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param ellIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.DeviceMemory | null, ellValue: T.DeviceMemory | null, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
@@ -350,19 +350,19 @@ function bind$cusparseCreateConstBlockedEll(): typeof cusparseCreateConstBlocked
 }
 let cusparseCreateConstBsr$: typeof cusparseCreateConstBsr | undefined;
 /** `cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param brows in `int64_t`.
- * @param bcols in `int64_t`.
- * @param bnnz in `int64_t`.
- * @param rowBlockDim in `int64_t`.
- * @param colBlockDim in `int64_t`.
+ * @param brows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param bcols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param bnnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param rowBlockDim in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param colBlockDim in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param bsrRowOffsets in `const void *`: device memory.
  * @param bsrColInd in `const void *`: device memory.
  * @param bsrValues in `const void *`: device memory.
- * @param bsrRowOffsetsType in `cusparseIndexType_t`.
- * @param bsrColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
- * @param order in `cusparseOrder_t`.
+ * @param bsrRowOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param bsrColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param order in `cusparseOrder_t`: one of the {@link T.cusparseOrder_t} values.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockDim: T.Int64, colBlockDim: T.Int64, bsrRowOffsets: T.DeviceMemory | null, bsrColInd: T.DeviceMemory | null, bsrValues: T.DeviceMemory | null, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstSpMatDescr_t {
@@ -400,15 +400,15 @@ function bind$cusparseCreateConstBsr(): typeof cusparseCreateConstBsr {
 }
 let cusparseCreateConstCoo$: typeof cusparseCreateConstCoo | undefined;
 /** `cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cooRowInd in `const void *`: device memory.
  * @param cooColInd in `const void *`: device memory.
  * @param cooValues in `const void *`: device memory.
- * @param cooIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cooIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.DeviceMemory | null, cooColInd: T.DeviceMemory | null, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
@@ -442,16 +442,16 @@ function bind$cusparseCreateConstCoo(): typeof cusparseCreateConstCoo {
 }
 let cusparseCreateConstCsc$: typeof cusparseCreateConstCsc | undefined;
 /** `cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cscColOffsets in `const void *`: device memory.
  * @param cscRowInd in `const void *`: device memory.
  * @param cscValues in `const void *`: device memory.
- * @param cscColOffsetsType in `cusparseIndexType_t`.
- * @param cscRowIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cscColOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param cscRowIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
@@ -486,16 +486,16 @@ function bind$cusparseCreateConstCsc(): typeof cusparseCreateConstCsc {
 }
 let cusparseCreateConstCsr$: typeof cusparseCreateConstCsr | undefined;
 /** `cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param csrRowOffsets in `const void *`: device memory.
  * @param csrColInd in `const void *`: device memory.
  * @param csrValues in `const void *`: device memory.
- * @param csrRowOffsetsType in `cusparseIndexType_t`.
- * @param csrColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param csrRowOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param csrColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
@@ -530,12 +530,12 @@ function bind$cusparseCreateConstCsr(): typeof cusparseCreateConstCsr {
 }
 let cusparseCreateConstDnMat$: typeof cusparseCreateConstDnMat | undefined;
 /** `cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param ld in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param values in `const void *`: device memory.
- * @param valueType in `cudaDataType`.
- * @param order in `cusparseOrder_t`.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param order in `cusparseOrder_t`: one of the {@link T.cusparseOrder_t} values.
  * @returns the value of `dnMatDescr`: out `cusparseConstDnMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstDnMatDescr_t {
@@ -596,18 +596,18 @@ function bind$cusparseCreateConstDnVec(): typeof cusparseCreateConstDnVec {
 }
 let cusparseCreateConstSlicedEll$: typeof cusparseCreateConstSlicedEll | undefined;
 /** `cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
- * @param sellValuesSize in `int64_t`.
- * @param sliceSize in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param sellValuesSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param sliceSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param sellSliceOffsets in `const void *`: device memory.
  * @param sellColInd in `const void *`: device memory.
  * @param sellValues in `const void *`: device memory.
- * @param sellSliceOffsetsType in `cusparseIndexType_t`.
- * @param sellColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param sellSliceOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param sellColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.DeviceMemory | null, sellColInd: T.DeviceMemory | null, sellValues: T.DeviceMemory | null, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
@@ -645,12 +645,12 @@ function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEl
 let cusparseCreateConstSpVec$: typeof cusparseCreateConstSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`: size of `indices` in bytes; size of `values` in bytes.
- * @param nnz in `int64_t`.
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param indices in `const void *`: device memory covering `size` bytes.
  * @param values in `const void *`: device memory covering `size` bytes.
- * @param idxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param idxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spVecDescr`: out `cusparseConstSpVecDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T.DeviceMemory | null, values: T.DeviceMemory | null, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpVecDescr_t {
@@ -682,15 +682,15 @@ function bind$cusparseCreateConstSpVec(): typeof cusparseCreateConstSpVec {
 }
 let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
 /** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cooRowInd in/out `void *`: device memory.
  * @param cooColInd in/out `void *`: device memory.
  * @param cooValues in/out `void *`: device memory.
- * @param cooIdxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cooIdxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.DeviceMemory | null, cooColInd: T.DeviceMemory | null, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -724,16 +724,16 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
 }
 let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
 /** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param cscColOffsets in/out `void *`: device memory.
  * @param cscRowInd in/out `void *`: device memory.
  * @param cscValues in/out `void *`: device memory.
- * @param cscColOffsetsType in `cusparseIndexType_t`.
- * @param cscRowIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param cscColOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param cscRowIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -768,16 +768,16 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
 }
 let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
 /** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param csrRowOffsets in/out `void *`: device memory.
  * @param csrColInd in/out `void *`: device memory.
  * @param csrValues in/out `void *`: device memory.
- * @param csrRowOffsetsType in `cusparseIndexType_t`.
- * @param csrColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param csrRowOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param csrColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -887,12 +887,12 @@ function bind$cusparseCreateCsru2csrInfo(): typeof cusparseCreateCsru2csrInfo {
 }
 let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
 /** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param ld in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param ld in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param values in/out `void *`: device memory.
- * @param valueType in `cudaDataType`.
- * @param order in `cusparseOrder_t`.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param order in `cusparseOrder_t`: one of the {@link T.cusparseOrder_t} values.
  * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
@@ -953,8 +953,8 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param n_ in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param n_ in `int`: a signed 32-bit integer.
  * @param p in/out `int *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -1016,18 +1016,18 @@ function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
 }
 let cusparseCreateSlicedEll$: typeof cusparseCreateSlicedEll | undefined;
 /** `cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param rows in `int64_t`.
- * @param cols in `int64_t`.
- * @param nnz in `int64_t`.
- * @param sellValuesSize in `int64_t`.
- * @param sliceSize in `int64_t`.
+ * @param rows in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param cols in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param sellValuesSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
+ * @param sliceSize in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param sellSliceOffsets in/out `void *`: device memory.
  * @param sellColInd in/out `void *`: device memory.
  * @param sellValues in/out `void *`: device memory.
- * @param sellSliceOffsetsType in `cusparseIndexType_t`.
- * @param sellColIndType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param sellSliceOffsetsType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param sellColIndType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.DeviceMemory | null, sellColInd: T.DeviceMemory | null, sellValues: T.DeviceMemory | null, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
@@ -1065,12 +1065,12 @@ function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
 let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`: size of `indices` in bytes; size of `values` in bytes.
- * @param nnz in `int64_t`.
+ * @param nnz in `int64_t`: a signed 64-bit integer (a number, or a bigint past 2^53).
  * @param indices in/out `void *`: device memory covering `size` bytes.
  * @param values in/out `void *`: device memory covering `size` bytes.
- * @param idxType in `cusparseIndexType_t`.
- * @param idxBase in `cusparseIndexBase_t`.
- * @param valueType in `cudaDataType`.
+ * @param idxType in `cusparseIndexType_t`: one of the {@link T.cusparseIndexType_t} values.
+ * @param idxBase in `cusparseIndexBase_t`: one of the {@link T.cusparseIndexBase_t} values.
+ * @param valueType in `cudaDataType`: one of the {@link T.cudaDataType} values.
  * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.DeviceMemory | null, values: T.DeviceMemory | null, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {

@@ -10,17 +10,17 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseDbsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsric02Info_t`.
- * @param policy in `cusparseSolvePolicy_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
+ * @param policy in `cusparseSolvePolicy_t`: one of the {@link T.cusparseSolvePolicy_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -42,17 +42,17 @@ export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
 }
 let cusparseDbsric02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in `const double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsric02Info_t`.
- * @param policy in `cusparseSolvePolicy_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
+ * @param policy in `cusparseSolvePolicy_t`: one of the {@link T.cusparseSolvePolicy_t} values.
  * @param pInputBuffer in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -74,16 +74,16 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dir
 }
 let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsric02Info_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -114,16 +114,16 @@ function bind$cusparseDbsric02_bufferSize(): typeof cusparseDbsric02_bufferSize 
 }
 let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockSize in `int`.
- * @param info in `bsric02Info_t`.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param info in `bsric02Info_t`: an opaque handle, such as `cusparseCreateBsric02Info` returns.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -159,17 +159,17 @@ function bind$cusparseDbsric02_bufferSizeExt(): typeof cusparseDbsric02_bufferSi
 }
 let cusparseDbsrilu02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsrilu02Info_t`.
- * @param policy in `cusparseSolvePolicy_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
+ * @param policy in `cusparseSolvePolicy_t`: one of the {@link T.cusparseSolvePolicy_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -191,17 +191,17 @@ export function cusparseDbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cus
 }
 let cusparseDbsrilu02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsrilu02Info_t`.
- * @param policy in `cusparseSolvePolicy_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
+ * @param policy in `cusparseSolvePolicy_t`: one of the {@link T.cusparseSolvePolicy_t} values.
  * @param pBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -223,16 +223,16 @@ export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t | null, di
 }
 let cusparseDbsrilu02_bufferSize$: typeof cusparseDbsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockDim in `int`.
- * @param info in `bsrilu02Info_t`.
+ * @param blockDim in `int`: a signed 32-bit integer.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -263,16 +263,16 @@ function bind$cusparseDbsrilu02_bufferSize(): typeof cusparseDbsrilu02_bufferSiz
 }
 let cusparseDbsrilu02_bufferSizeExt$: typeof cusparseDbsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param dirA in `cusparseDirection_t`.
- * @param mb in `int`.
- * @param nnzb in `int`.
- * @param descrA in `const cusparseMatDescr_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param dirA in `cusparseDirection_t`: one of the {@link T.cusparseDirection_t} values.
+ * @param mb in `int`: a signed 32-bit integer.
+ * @param nnzb in `int`: a signed 32-bit integer.
+ * @param descrA in `const cusparseMatDescr_t`: an opaque handle, such as `cusparseCreateMatDescr` returns.
  * @param bsrSortedVal in/out `double *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
  * @param bsrSortedColInd in `const int *`: device memory.
- * @param blockSize in `int`.
- * @param info in `bsrilu02Info_t`.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
@@ -308,9 +308,9 @@ function bind$cusparseDbsrilu02_bufferSizeExt(): typeof cusparseDbsrilu02_buffer
 }
 let cusparseDbsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param info in `bsrilu02Info_t`.
- * @param enable_boost in `int`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param info in `bsrilu02Info_t`: an opaque handle, such as `cusparseCreateBsrilu02Info` returns.
+ * @param enable_boost in `int`: a signed 32-bit integer.
  * @param tol in/out `double *`: address or host buffer.
  * @param boost_val in/out `double *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).

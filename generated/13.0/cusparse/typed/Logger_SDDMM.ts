@@ -44,7 +44,7 @@ export function cusparseLoggerSetFile(file: T.Pointer): void {
 }
 let cusparseLoggerSetLevel$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetLevel(int level)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`.
+ * @param level in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusparseLoggerSetLevel', 'level', 'i32', level);
@@ -53,7 +53,7 @@ export function cusparseLoggerSetLevel(level: number): void {
 }
 let cusparseLoggerSetMask$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetMask(int mask)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `int`.
+ * @param mask in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusparseLoggerSetMask', 'mask', 'i32', mask);
@@ -62,11 +62,11 @@ export function cusparseLoggerSetMask(mask: number): void {
 }
 let cusparseRot$: typeof cusparseRot | undefined;
 /** `cusparseStatus_t cusparseRot(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
  * @param c_coeff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_coeff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param vecX in `cusparseSpVecDescr_t`.
- * @param vecY in `cusparseDnVecDescr_t`.
+ * @param vecX in `cusparseSpVecDescr_t`: an opaque handle, such as `cusparseCreateSpVec` returns.
+ * @param vecY in `cusparseDnVecDescr_t`: an opaque handle, such as `cusparseCreateDnVec` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseRot(handle: T.cusparseHandle_t | null, c_coeff: T.UntypedScalar, s_coeff: T.UntypedScalar, vecX: T.cusparseSpVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null): void {
@@ -89,16 +89,16 @@ function bind$cusparseRot(): typeof cusparseRot {
 }
 let cusparseSDDMM$: typeof cusparseSDDMM | undefined;
 /** `cusparseStatus_t cusparseSDDMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseConstDnMatDescr_t`.
- * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matA in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
+ * @param matB in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSDDMMAlg_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSDDMMAlg_t`: one of the {@link T.cusparseSDDMMAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSDDMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
@@ -127,16 +127,16 @@ function bind$cusparseSDDMM(): typeof cusparseSDDMM {
 }
 let cusparseSDDMM_bufferSize$: typeof cusparseSDDMM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseConstDnMatDescr_t`.
- * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matA in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
+ * @param matB in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSDDMMAlg_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSDDMMAlg_t`: one of the {@link T.cusparseSDDMMAlg_t} values.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t): number {
@@ -171,16 +171,16 @@ function bind$cusparseSDDMM_bufferSize(): typeof cusparseSDDMM_bufferSize {
 }
 let cusparseSDDMM_preprocess$: typeof cusparseSDDMM_preprocess | undefined;
 /** `cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`.
- * @param opA in `cusparseOperation_t`.
- * @param opB in `cusparseOperation_t`.
+ * @param handle in `cusparseHandle_t`: an opaque handle, such as `cusparseCreate` returns.
+ * @param opA in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
+ * @param opB in `cusparseOperation_t`: one of the {@link T.cusparseOperation_t} values.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matA in `cusparseConstDnMatDescr_t`.
- * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matA in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
+ * @param matB in `cusparseConstDnMatDescr_t`: an opaque handle, such as `cusparseCreateConstDnMat` returns.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param matC in `cusparseSpMatDescr_t`.
- * @param computeType in `cudaDataType`.
- * @param alg in `cusparseSDDMMAlg_t`.
+ * @param matC in `cusparseSpMatDescr_t`: an opaque handle, such as `cusparseCreateBsr` returns.
+ * @param computeType in `cudaDataType`: one of the {@link T.cudaDataType} values.
+ * @param alg in `cusparseSDDMMAlg_t`: one of the {@link T.cusparseSDDMMAlg_t} values.
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.DeviceMemory | null): void {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuCheckpointProcessCheckpoint$c: NativeFunction | undefined;
 /** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `int`.
+ * @param pid in `int`: a signed 32-bit integer.
  * @param args in `CUcheckpointCheckpointArgs *`: a `CUcheckpointCheckpointArgs_st` object or its bytes; null allowed.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessCheckpoint(pid: number, args: T.CUcheckpointCheckpointArgs_st | Uint8Array | null): void {
@@ -21,7 +21,7 @@ export function cuCheckpointProcessCheckpoint(pid: number, args: T.CUcheckpointC
 }
 let cuCheckpointProcessGetRestoreThreadId$: typeof cuCheckpointProcessGetRestoreThreadId | undefined;
 /** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `int`.
+ * @param pid in `int`: a signed 32-bit integer.
  * @returns the value of `tid`: out `int *`.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetRestoreThreadId(pid: number): number {
@@ -42,7 +42,7 @@ function bind$cuCheckpointProcessGetRestoreThreadId(): typeof cuCheckpointProces
 }
 let cuCheckpointProcessGetState$: typeof cuCheckpointProcessGetState | undefined;
 /** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `int`.
+ * @param pid in `int`: a signed 32-bit integer.
  * @returns the value of `state`: out `CUprocessState *`.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetState(pid: number): T.CUprocessState {
@@ -63,7 +63,7 @@ function bind$cuCheckpointProcessGetState(): typeof cuCheckpointProcessGetState 
 }
 let cuCheckpointProcessLock$c: NativeFunction | undefined;
 /** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `int`.
+ * @param pid in `int`: a signed 32-bit integer.
  * @param args in `CUcheckpointLockArgs *`: a `CUcheckpointLockArgs_st` object or its bytes; null allowed.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessLock(pid: number, args: T.CUcheckpointLockArgs_st | Uint8Array | null): void {
@@ -74,7 +74,7 @@ export function cuCheckpointProcessLock(pid: number, args: T.CUcheckpointLockArg
 }
 let cuCheckpointProcessRestore$c: NativeFunction | undefined;
 /** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `int`.
+ * @param pid in `int`: a signed 32-bit integer.
  * @param args in `CUcheckpointRestoreArgs *`: a `CUcheckpointRestoreArgs_st` object or its bytes; null allowed.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessRestore(pid: number, args: T.CUcheckpointRestoreArgs_st | Uint8Array | null): void {
@@ -85,7 +85,7 @@ export function cuCheckpointProcessRestore(pid: number, args: T.CUcheckpointRest
 }
 let cuCheckpointProcessUnlock$c: NativeFunction | undefined;
 /** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `int`.
+ * @param pid in `int`: a signed 32-bit integer.
  * @param args in `CUcheckpointUnlockArgs *`: a `CUcheckpointUnlockArgs_st` object or its bytes; null allowed.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessUnlock(pid: number, args: T.CUcheckpointUnlockArgs_st | Uint8Array | null): void {
@@ -96,7 +96,7 @@ export function cuCheckpointProcessUnlock(pid: number, args: T.CUcheckpointUnloc
 }
 let cuCoredumpGetAttribute$: typeof cuCoredumpGetAttribute | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -126,7 +126,7 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
 }
 let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -156,7 +156,7 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
 }
 let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
@@ -186,7 +186,7 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
 }
 let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
 /** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUcoredumpSettings`.
+ * @param attrib in `CUcoredumpSettings`: one of the {@link T.CUcoredumpSettings} values.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.

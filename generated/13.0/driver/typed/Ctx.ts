@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuCtxAttach$: typeof cuCtxAttach | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
@@ -38,8 +38,8 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
 /** API group `CUDA_CTX`; wrapped by `Context.create` (objects layer). `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctxCreateParams in `CUctxCreateParams *`: a `CUctxCreateParams_st` object or its bytes; null allowed.
- * @param flags in `unsigned int`.
- * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
@@ -68,7 +68,7 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
@@ -78,7 +78,7 @@ export function cuCtxDestroy(ctx: T.CUcontext | null): void {
 }
 let cuCtxDetach$c: NativeFunction | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
@@ -88,7 +88,7 @@ export function cuCtxDetach(ctx: T.CUcontext | null): void {
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerContext in `CUcontext`.
+ * @param peerContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
@@ -97,8 +97,8 @@ export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerContext in `CUcontext`.
- * @param Flags in `unsigned int`.
+ * @param peerContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
@@ -108,7 +108,7 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
 }
 let cuCtxFromGreenCtx$: typeof cuCtxFromGreenCtx | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUgreenCtx`.
+ * @param hCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
  * @returns the value of `pContext`: out `CUcontext *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
@@ -134,7 +134,7 @@ function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `version`: out `unsigned int *`.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
@@ -198,8 +198,8 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUcontext`.
- * @param type in `CUdevResourceType`.
+ * @param hCtx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param type in `CUdevResourceType`: one of the {@link T.CUdevResourceType} values.
  * @returns the value of `resource`: out `CUdevResource_st`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResourceType): T.CUdevResource_st {
@@ -231,7 +231,7 @@ function bind$cuCtxGetDevice(): typeof cuCtxGetDevice {
 }
 let cuCtxGetDevice_v2$: typeof cuCtxGetDevice_v2 | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `device`: out `CUdevice *`.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice_v2(ctx: T.CUcontext | null): number {
@@ -252,7 +252,7 @@ function bind$cuCtxGetDevice_v2(): typeof cuCtxGetDevice_v2 {
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`; wrapped by `Context.executionAffinity` (objects layer). `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param type in `CUexecAffinityType`.
+ * @param type in `CUexecAffinityType`: one of the {@link T.CUexecAffinityType} values.
  * @returns the value of `pExecAffinity`: out `CUexecAffinityParam_st`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#executionAffinity | Context.executionAffinity} (objects layer) */
@@ -284,7 +284,7 @@ function bind$cuCtxGetFlags(): typeof cuCtxGetFlags {
 }
 let cuCtxGetId$: typeof cuCtxGetId | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `ctxId`: out `unsigned long long *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
@@ -305,7 +305,7 @@ function bind$cuCtxGetId(): typeof cuCtxGetId {
 }
 let cuCtxGetLimit$: typeof cuCtxGetLimit | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `CUlimit`.
+ * @param limit in `CUlimit`: one of the {@link T.CUlimit} values.
  * @returns the value of `pvalue`: out `size_t *`.
  * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
@@ -396,7 +396,7 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
@@ -405,8 +405,8 @@ export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
 }
 let cuCtxRecordEvent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUcontext`.
- * @param hEvent in `CUevent`.
+ * @param hCtx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
@@ -423,7 +423,7 @@ export function cuCtxResetPersistingL2Cache(): void {
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `CUfunc_cache`.
+ * @param config in `CUfunc_cache`: one of the {@link T.CUfunc_cache} values.
  * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
@@ -432,7 +432,7 @@ export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
@@ -441,7 +441,7 @@ export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
 }
 let cuCtxSetFlags$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxSetFlags', 'flags', 'u32', flags);
@@ -450,8 +450,8 @@ export function cuCtxSetFlags(flags: number): void {
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `CUlimit`.
- * @param value in `size_t`.
+ * @param limit in `CUlimit`: one of the {@link T.CUlimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
@@ -461,7 +461,7 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `CUsharedconfig`.
+ * @param config in `CUsharedconfig`: one of the {@link T.CUsharedconfig} values.
  * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
@@ -480,7 +480,7 @@ export function cuCtxSynchronize(): void {
 }
 let cuCtxSynchronize_v2$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxSynchronize_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSynchronize_v2(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxSynchronize_v2');
@@ -490,8 +490,8 @@ export function cuCtxSynchronize_v2(ctx: T.CUcontext | null): void {
 }
 let cuCtxWaitEvent$c: NativeFunction | undefined;
 /** API group `CUDA_CTX`. `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUcontext`.
- * @param hEvent in `CUevent`.
+ * @param hCtx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxWaitEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;

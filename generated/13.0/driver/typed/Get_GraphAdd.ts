@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGetErrorName$: typeof cuGetErrorName | undefined;
 /** API group `CUDA_ERROR`. `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param error in `CUresult`.
+ * @param error in `CUresult`: one of the {@link T.CUresult} values.
  * @returns the value of `pStr`: out `const char **`.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorName(error: T.CUresult): string | null {
@@ -31,7 +31,7 @@ function bind$cuGetErrorName(): typeof cuGetErrorName {
 }
 let cuGetErrorString$: typeof cuGetErrorString | undefined;
 /** API group `CUDA_ERROR`. `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param error in `CUresult`.
+ * @param error in `CUresult`: one of the {@link T.CUresult} values.
  * @returns the value of `pStr`: out `const char **`.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorString(error: T.CUresult): string | null {
@@ -79,8 +79,8 @@ function bind$cuGetExportTable(): typeof cuGetExportTable {
 let cuGetProcAddress$: typeof cuGetProcAddress | undefined;
 /** API group `CUDA_DRIVER_ENTRY_POINT`. `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
- * @param cudaVersion in `int`.
- * @param flags in `cuuint64_t`.
+ * @param cudaVersion in `int`: a signed 32-bit integer.
+ * @param flags in `cuuint64_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ pfn, symbolStatus }`: `pfn`: out `void **`; `symbolStatus`: out `CUdriverProcAddressQueryResult *`.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
 export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
@@ -104,7 +104,7 @@ function bind$cuGetProcAddress(): typeof cuGetProcAddress {
 }
 let cuGraphAddBatchMemOpNode$: typeof cuGraphAddBatchMemOpNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -135,9 +135,9 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
 }
 let cuGraphAddChildGraphNode$: typeof cuGraphAddChildGraphNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param childGraph in `CUgraph`.
+ * @param childGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
@@ -166,11 +166,11 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param from in array of `CUgraphNode`.
  * @param to in array of `CUgraphNode`.
  * @param edgeData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
- * @param numDependencies in `size_t`.
+ * @param numDependencies in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
@@ -183,7 +183,7 @@ export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly 
 }
 let cuGraphAddEmptyNode$: typeof cuGraphAddEmptyNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
@@ -212,9 +212,9 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
 }
 let cuGraphAddEventRecordNode$: typeof cuGraphAddEventRecordNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param event in `CUevent`.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
@@ -243,9 +243,9 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
 }
 let cuGraphAddEventWaitNode$: typeof cuGraphAddEventWaitNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param event in `CUevent`.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
@@ -274,7 +274,7 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
 }
 let cuGraphAddExternalSemaphoresSignalNode$: typeof cuGraphAddExternalSemaphoresSignalNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -305,7 +305,7 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
 }
 let cuGraphAddExternalSemaphoresWaitNode$: typeof cuGraphAddExternalSemaphoresWaitNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -336,7 +336,7 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
 }
 let cuGraphAddHostNode$: typeof cuGraphAddHostNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -367,7 +367,7 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
 }
 let cuGraphAddKernelNode$: typeof cuGraphAddKernelNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
@@ -398,7 +398,7 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
 }
 let cuGraphAddMemAllocNode$: typeof cuGraphAddMemAllocNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
@@ -425,9 +425,9 @@ function bind$cuGraphAddMemAllocNode(): typeof cuGraphAddMemAllocNode {
 }
 let cuGraphAddMemFreeNode$: typeof cuGraphAddMemFreeNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
@@ -456,10 +456,10 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
 }
 let cuGraphAddMemcpyNode$: typeof cuGraphAddMemcpyNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
@@ -489,10 +489,10 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
 }
 let cuGraphAddMemsetNode$: typeof cuGraphAddMemsetNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
- * @param ctx in `CUcontext`.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
@@ -522,7 +522,7 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
 }
 let cuGraphAddNode$: typeof cuGraphAddNode | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param dependencyData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
  * @param nodeParams in/out `CUgraphNodeParams_st`: fields given here in, the record the call fills returned.

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphBatchMemOpNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `nodeParams_out`: out `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
@@ -22,7 +22,7 @@ export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.C
 }
 let cuGraphBatchMemOpNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
@@ -33,7 +33,7 @@ export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, node
 }
 let cuGraphChildGraphNodeGetGraph$: typeof cuGraphChildGraphNodeGetGraph | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `phGraph`: out `CUgraph *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
@@ -59,7 +59,7 @@ function bind$cuGraphChildGraphNodeGetGraph(): typeof cuGraphChildGraphNodeGetGr
 }
 let cuGraphClone$: typeof cuGraphClone | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `Graph.clone` (objects layer). `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param originalGraph in `CUgraph`.
+ * @param originalGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `phGraphClone`: out `CUgraph *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#clone | Graph.clone} (objects layer) */
@@ -86,10 +86,10 @@ function bind$cuGraphClone(): typeof cuGraphClone {
 }
 let cuGraphConditionalHandleCreate$: typeof cuGraphConditionalHandleCreate | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
- * @param ctx in `CUcontext`.
- * @param defaultLaunchValue in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
+ * @param ctx in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param defaultLaunchValue in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pHandle_out`: out `CUgraphConditionalHandle *`.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.CUcontext | null, defaultLaunchValue: number, flags: number): bigint {
@@ -113,7 +113,7 @@ function bind$cuGraphConditionalHandleCreate(): typeof cuGraphConditionalHandleC
 }
 let cuGraphCreate$: typeof cuGraphCreate | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `Graph.create` (objects layer). `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `phGraph`: out `CUgraph *`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph.create | Graph.create} (objects layer) */
@@ -140,9 +140,9 @@ function bind$cuGraphCreate(): typeof cuGraphCreate {
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `Graph.writeDot` (objects layer). `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param path in string (`const char *`).
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#writeDot | Graph.writeDot} (objects layer) */
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, flags: number): void {
@@ -154,7 +154,7 @@ export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, fla
 }
 let cuGraphDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroy(hGraph: T.CUgraph | null): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphDestroy', 'hGraph', hGraph, true) as typeof hGraph;
@@ -163,7 +163,7 @@ export function cuGraphDestroy(hGraph: T.CUgraph | null): void {
 }
 let cuGraphDestroyNode$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroyNode(hNode: T.CUgraphNode | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphDestroyNode', 'hNode', hNode, true) as typeof hNode;

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `params_out`: out `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
@@ -22,7 +22,7 @@ export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNod
 }
 let cuGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
@@ -33,7 +33,7 @@ export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNod
 }
 let cuGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `params_out`: out `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
@@ -45,7 +45,7 @@ export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode 
 }
 let cuGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
@@ -56,7 +56,7 @@ export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode 
 }
 let cuGraphGetEdges$: typeof cuGraphGetEdges | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns `{ from, to, edgeData }`: `from`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair); `edgeData`: out array of `struct CUgraphEdgeData_st`: its length asked first through `numEdges` (capacity/count pair).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode[]; to: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st[] } {
@@ -87,7 +87,7 @@ function bind$cuGraphGetEdges(): typeof cuGraphGetEdges {
 }
 let cuGraphGetNodes$: typeof cuGraphGetNodes | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `Graph.nodes` (objects layer). `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `nodes`: out array of `CUgraphNode`: its length asked first through `numNodes` (capacity/count pair).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#nodes | Graph.nodes} (objects layer) */
@@ -117,7 +117,7 @@ function bind$cuGraphGetNodes(): typeof cuGraphGetNodes {
 }
 let cuGraphGetRootNodes$: typeof cuGraphGetRootNodes | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @returns the value of `rootNodes`: out array of `CUgraphNode`: its length asked first through `numRootNodes` (capacity/count pair).
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
@@ -146,7 +146,7 @@ function bind$cuGraphGetRootNodes(): typeof cuGraphGetRootNodes {
 }
 let cuGraphHostNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `nodeParams`: out `CUDA_HOST_NODE_PARAMS_st`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HOST_NODE_PARAMS_st {
@@ -158,7 +158,7 @@ export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HO
 }
 let cuGraphHostNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphInstantiateWithFlags$: typeof cuGraphInstantiateWithFlags | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `Graph.instantiate` (objects layer). `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
- * @param flags in `unsigned long long`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `phGraphExec`: out `CUgraphExec *`.
  * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
@@ -39,7 +39,7 @@ function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags 
 }
 let cuGraphInstantiateWithParams$: typeof cuGraphInstantiateWithParams | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraph in `CUgraph`.
+ * @param hGraph in `CUgraph`: an opaque handle, such as `cuGraphCreate` returns.
  * @param instantiateParams in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphExec, instantiateParams }`: `phGraphExec`: out `CUgraphExec *`; `instantiateParams`: in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
@@ -63,8 +63,8 @@ function bind$cuGraphInstantiateWithParams(): typeof cuGraphInstantiateWithParam
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUgraphNode`.
- * @param src in `CUgraphNode`.
+ * @param dst in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param src in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
@@ -74,8 +74,8 @@ export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: 
 }
 let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
- * @param attr in `CUkernelNodeAttrID`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param attr in `CUkernelNodeAttrID`: one of the {@link T.CUkernelNodeAttrID} values.
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
@@ -88,7 +88,7 @@ export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr:
 }
 let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @returns the value of `nodeParams`: out `CUDA_KERNEL_NODE_PARAMS_v2_st`.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_v2_st {
@@ -100,8 +100,8 @@ export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
 }
 let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
- * @param attr in `CUkernelNodeAttrID`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
+ * @param attr in `CUkernelNodeAttrID`: one of the {@link T.CUkernelNodeAttrID} values.
  * @param value in `const CUkernelNodeAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
  * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
@@ -113,7 +113,7 @@ export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr:
 }
 let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `CUgraphNode`.
+ * @param hNode in `CUgraphNode`: an opaque handle, such as `cuGraphAddChildGraphNode` returns.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
@@ -124,8 +124,8 @@ export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodePara
 }
 let cuGraphLaunch$c: NativeFunction | undefined;
 /** API group `CUDA_GRAPH`; wrapped by `GraphExec.launch` (objects layer). `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hGraphExec in `CUgraphExec`.
- * @param hStream in `CUstream`.
+ * @param hGraphExec in `CUgraphExec`: an opaque handle, such as `cuGraphInstantiateWithFlags` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#launch | GraphExec.launch} (objects layer) */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {

@@ -10,9 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGreenCtxCreate$: typeof cuGreenCtxCreate | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`; wrapped by `GreenContext.create` (objects layer). `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param desc in `CUdevResourceDesc`.
- * @param dev in `CUdevice`.
- * @param flags in `unsigned int`.
+ * @param desc in `CUdevResourceDesc`: an opaque handle, such as `cuDevResourceGenerateDesc` returns.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `phCtx`: out `CUgreenCtx *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!GreenContext.create | GreenContext.create} (objects layer) */
@@ -41,7 +41,7 @@ function bind$cuGreenCtxCreate(): typeof cuGreenCtxCreate {
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUgreenCtx`.
+ * @param hCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxDestroy', 'hCtx', hCtx, true) as typeof hCtx;
@@ -50,8 +50,8 @@ export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx | null): void {
 }
 let cuGreenCtxGetDevResource$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUgreenCtx`.
- * @param type in `CUdevResourceType`.
+ * @param hCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
+ * @param type in `CUdevResourceType`: one of the {@link T.CUdevResourceType} values.
  * @returns the value of `resource`: out `CUdevResource_st`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUdevResourceType): T.CUdevResource_st {
@@ -64,7 +64,7 @@ export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUde
 }
 let cuGreenCtxGetId$: typeof cuGreenCtxGetId | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param greenCtx in `CUgreenCtx`.
+ * @param greenCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
  * @returns the value of `greenCtxId`: out `unsigned long long *`.
  * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetId(greenCtx: T.CUgreenCtx | null): bigint {
@@ -85,8 +85,8 @@ function bind$cuGreenCtxGetId(): typeof cuGreenCtxGetId {
 }
 let cuGreenCtxRecordEvent$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUgreenCtx`.
- * @param hEvent in `CUevent`.
+ * @param hCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
@@ -96,9 +96,9 @@ export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUeve
 }
 let cuGreenCtxStreamCreate$: typeof cuGreenCtxStreamCreate | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`; wrapped by `GreenContext.createStream` (objects layer). `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param greenCtx in `CUgreenCtx`.
- * @param flags in `unsigned int`.
- * @param priority in `int`.
+ * @param greenCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param priority in `int`: a signed 32-bit integer.
  * @returns the value of `phStream`: out `CUstream *`.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!GreenContext#createStream | GreenContext.createStream} (objects layer) */
@@ -127,8 +127,8 @@ function bind$cuGreenCtxStreamCreate(): typeof cuGreenCtxStreamCreate {
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
 /** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hCtx in `CUgreenCtx`.
- * @param hEvent in `CUevent`.
+ * @param hCtx in `CUgreenCtx`: an opaque handle, such as `cuGreenCtxCreate` returns.
+ * @param hEvent in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuInit$c: NativeFunction | undefined;
 /** API group `CUDA_INITIALIZE`. `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param Flags in `unsigned int`.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): void {
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
@@ -19,7 +19,7 @@ export function cuInit(Flags: number): void {
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
@@ -28,7 +28,7 @@ export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`; wrapped by `Event.ipcHandle` (objects layer). `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `CUevent`.
+ * @param event in `CUevent`: an opaque handle, such as `cuEventCreate` returns.
  * @returns the value of `pHandle`: out `CUipcEventHandle_st`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
@@ -41,7 +41,7 @@ export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @returns the value of `pHandle`: out `CUipcMemHandle_st`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
@@ -53,7 +53,7 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
 }
 let cuIpcOpenEventHandle$: typeof cuIpcOpenEventHandle | undefined;
 /** API group `CUDA_MEM`; wrapped by `Event.fromIpcHandle` (objects layer). `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUipcEventHandle_st` by value.
+ * @param handle in `CUipcEventHandle_st` by value: a {@link T.CUipcEventHandle_st} object, its fields checked before the call.
  * @returns the value of `phEvent`: out `CUevent *`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
@@ -80,8 +80,8 @@ function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
 }
 let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
 /** API group `CUDA_MEM`. `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUipcMemHandle_st` by value.
- * @param Flags in `unsigned int`.
+ * @param handle in `CUipcMemHandle_st` by value: a {@link T.CUipcMemHandle_st} object, its fields checked before the call.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
@@ -108,9 +108,9 @@ function bind$cuIpcOpenMemHandle(): typeof cuIpcOpenMemHandle {
 }
 let cuKernelGetAttribute$: typeof cuKernelGetAttribute | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUfunction_attribute`.
- * @param kernel in `CUkernel`.
- * @param dev in `CUdevice`.
+ * @param attrib in `CUfunction_attribute`: one of the {@link T.CUfunction_attribute} values.
+ * @param kernel in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @returns the value of `pi`: out `int *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel | null, dev: number): number {
@@ -133,7 +133,7 @@ function bind$cuKernelGetAttribute(): typeof cuKernelGetAttribute {
 }
 let cuKernelGetFunction$: typeof cuKernelGetFunction | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param kernel in `CUkernel`.
+ * @param kernel in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
  * @returns the value of `pFunc`: out `CUfunction *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
@@ -159,7 +159,7 @@ function bind$cuKernelGetFunction(): typeof cuKernelGetFunction {
 }
 let cuKernelGetLibrary$: typeof cuKernelGetLibrary | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param kernel in `CUkernel`.
+ * @param kernel in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
  * @returns the value of `pLib`: out `CUlibrary *`.
  * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
@@ -185,7 +185,7 @@ function bind$cuKernelGetLibrary(): typeof cuKernelGetLibrary {
 }
 let cuKernelGetName$: typeof cuKernelGetName | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param hfunc in `CUkernel`.
+ * @param hfunc in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
  * @returns the value of `name`: out `const char **`.
  * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
@@ -206,8 +206,8 @@ function bind$cuKernelGetName(): typeof cuKernelGetName {
 }
 let cuKernelGetParamInfo$: typeof cuKernelGetParamInfo | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param kernel in `CUkernel`.
- * @param paramIndex in `size_t`.
+ * @param kernel in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
+ * @param paramIndex in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
@@ -230,10 +230,10 @@ function bind$cuKernelGetParamInfo(): typeof cuKernelGetParamInfo {
 }
 let cuKernelSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attrib in `CUfunction_attribute`.
- * @param val in `int`.
- * @param kernel in `CUkernel`.
- * @param dev in `CUdevice`.
+ * @param attrib in `CUfunction_attribute`: one of the {@link T.CUfunction_attribute} values.
+ * @param val in `int`: a signed 32-bit integer.
+ * @param kernel in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel | null, dev: number): void {
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelSetAttribute', 'attrib', 'i32', attrib);
@@ -245,9 +245,9 @@ export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number
 }
 let cuKernelSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param kernel in `CUkernel`.
- * @param config in `CUfunc_cache`.
- * @param dev in `CUdevice`.
+ * @param kernel in `CUkernel`: an opaque handle, such as `cuLibraryGetKernel` returns.
+ * @param config in `CUfunc_cache`: one of the {@link T.CUfunc_cache} values.
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetCacheConfig(kernel: T.CUkernel | null, config: T.CUfunc_cache, dev: number): void {
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelSetCacheConfig', 'kernel', kernel, true) as typeof kernel;

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuLibraryEnumerateKernels$c: NativeFunction | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param numKernels in `unsigned int`: length of `kernels`.
- * @param lib in `CUlibrary`.
+ * @param lib in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @returns the value of `kernels`: out array of `CUkernel`, `numKernels` long.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary | null): T.CUkernel[] {
@@ -24,7 +24,7 @@ export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary |
 }
 let cuLibraryGetGlobal$: typeof cuLibraryGetGlobal | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `CUlibrary`.
+ * @param library in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
@@ -48,7 +48,7 @@ function bind$cuLibraryGetGlobal(): typeof cuLibraryGetGlobal {
 }
 let cuLibraryGetKernel$: typeof cuLibraryGetKernel | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `CUlibrary`.
+ * @param library in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @param name in string (`const char *`).
  * @returns the value of `pKernel`: out `CUkernel *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
@@ -76,7 +76,7 @@ function bind$cuLibraryGetKernel(): typeof cuLibraryGetKernel {
 }
 let cuLibraryGetKernelCount$: typeof cuLibraryGetKernelCount | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param lib in `CUlibrary`.
+ * @param lib in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
@@ -97,7 +97,7 @@ function bind$cuLibraryGetKernelCount(): typeof cuLibraryGetKernelCount {
 }
 let cuLibraryGetManaged$: typeof cuLibraryGetManaged | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `CUlibrary`.
+ * @param library in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
@@ -121,7 +121,7 @@ function bind$cuLibraryGetManaged(): typeof cuLibraryGetManaged {
 }
 let cuLibraryGetModule$: typeof cuLibraryGetModule | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `CUlibrary`.
+ * @param library in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @returns the value of `pMod`: out `CUmodule *`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
@@ -147,7 +147,7 @@ function bind$cuLibraryGetModule(): typeof cuLibraryGetModule {
 }
 let cuLibraryGetUnifiedFunction$: typeof cuLibraryGetUnifiedFunction | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `CUlibrary`.
+ * @param library in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @param symbol in string (`const char *`).
  * @returns the value of `fptr`: out `void **`.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
@@ -247,7 +247,7 @@ function bind$cuLibraryLoadFromFile(): typeof cuLibraryLoadFromFile {
 }
 let cuLibraryUnload$c: NativeFunction | undefined;
 /** API group `CUDA_LIBRARY`. `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `CUlibrary`.
+ * @param library in `CUlibrary`: an opaque handle, such as `cuKernelGetLibrary` returns.
  * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryUnload(library: T.CUlibrary | null): void {
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryUnload', 'library', library, true) as typeof library;

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuLinkAddData$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
- * @param type in `CUjitInputType`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
+ * @param type in `CUjitInputType`: one of the {@link T.CUjitInputType} values.
  * @param data in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `data` in bytes.
  * @param name in string (`const char *`); null allowed.
@@ -33,8 +33,8 @@ export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputTyp
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
- * @param type in `CUjitInputType`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
+ * @param type in `CUjitInputType`: one of the {@link T.CUjitInputType} values.
  * @param path in string (`const char *`).
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
@@ -51,7 +51,7 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
 }
 let cuLinkComplete$: typeof cuLinkComplete | undefined;
 /** API group `CUDA_MODULE`; wrapped by `Linker.complete` (objects layer). `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
  * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
@@ -103,7 +103,7 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MODULE`. `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param state in `CUlinkState`.
+ * @param state in `CUlinkState`: an opaque handle, such as `cuLinkCreate` returns.
  * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
@@ -112,7 +112,7 @@ export function cuLinkDestroy(state: T.CUlinkState | null): void {
 }
 let cuLogsCurrent$: typeof cuLogsCurrent | undefined;
 /** API group `CUDA_LOGS`. `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `iterator_out`: out `CUlogIterator *`.
  * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsCurrent(flags: number): number {
@@ -135,7 +135,7 @@ let cuLogsDumpToFile$: typeof cuLogsDumpToFile | undefined;
 /** API group `CUDA_LOGS`. `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
  * @param pathToFile in string (`const char *`).
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned.
  * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
@@ -159,7 +159,7 @@ function bind$cuLogsDumpToFile(): typeof cuLogsDumpToFile {
 let cuLogsDumpToMemory$: typeof cuLogsDumpToMemory | undefined;
 /** API group `CUDA_LOGS`. `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ iterator, buffer }`: `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned; `buffer`: out text (`char *`, length `size`).
  * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
@@ -211,7 +211,7 @@ function bind$cuLogsRegisterCallback(): typeof cuLogsRegisterCallback {
 }
 let cuLogsUnregisterCallback$c: NativeFunction | undefined;
 /** API group `CUDA_LOGS`. `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param callback in `CUlogsCallbackHandle`.
+ * @param callback in `CUlogsCallbackHandle`: an opaque handle, such as `cuLogsRegisterCallback` returns.
  * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsUnregisterCallback(callback: T.CUlogsCallbackHandle | null): void {
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cuLogsUnregisterCallback', 'callback', callback, true) as typeof callback;

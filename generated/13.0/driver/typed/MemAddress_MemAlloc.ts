@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemAddressFree$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
@@ -21,10 +21,10 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
 }
 let cuMemAddressReserve$: typeof cuMemAddressReserve | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param alignment in `size_t`.
- * @param addr in `CUdeviceptr`.
- * @param flags in `unsigned long long`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param alignment in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param addr in `CUdeviceptr`: a device address.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
@@ -53,10 +53,10 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
 }
 let cuMemAdvise$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.advise` (objects layer). `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
- * @param advice in `CUmem_advise`.
- * @param location in `CUmemLocation_st` by value.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param advice in `CUmem_advise`: one of the {@link T.CUmem_advise} values.
+ * @param location in `CUmemLocation_st` by value: a {@link T.CUmemLocation_st} object, its fields checked before the call.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
@@ -69,7 +69,7 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
 }
 let cuMemAlloc$: typeof cuMemAlloc | undefined;
 /** API group `CUDA_MEM`; wrapped by `DeviceBuffer.alloc` (objects layer). `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!DeviceBuffer.alloc | DeviceBuffer.alloc} (objects layer) */
@@ -96,8 +96,8 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
 }
 let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param hStream in `CUstream`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
@@ -124,9 +124,9 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
 }
 let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param pool in `CUmemoryPool`.
- * @param hStream in `CUstream`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
@@ -154,7 +154,7 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
 }
 let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pp`: out `void **`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
@@ -180,8 +180,8 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
 }
 let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
 /** API group `CUDA_MEM`; wrapped by `ManagedBuffer.alloc` (objects layer). `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param flags in `unsigned int`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
@@ -209,9 +209,9 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
 }
 let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param WidthInBytes in `size_t`.
- * @param Height in `size_t`.
- * @param ElementSizeBytes in `unsigned int`.
+ * @param WidthInBytes in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ElementSizeBytes in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {

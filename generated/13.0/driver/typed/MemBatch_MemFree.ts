@@ -11,8 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuMemBatchDecompressAsync$: typeof cuMemBatchDecompressAsync | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUmemDecompressParams_st`; its length is passed as `count`.
- * @param flags in `unsigned int`.
- * @param stream in `CUstream`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param stream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @returns the value of `errorIndex`: out `size_t *`.
  * @remarks Since CUDA 12.6 (cudaTypedefs.h), driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemBatchDecompressAsync(paramsArray: readonly (T.CUmemDecompressParams_st)[] | Uint8Array, flags: number, stream: T.CUstream | null): number {
@@ -41,9 +41,9 @@ function bind$cuMemBatchDecompressAsync(): typeof cuMemBatchDecompressAsync {
 }
 let cuMemCreate$: typeof cuMemCreate | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
- * @param flags in `unsigned long long`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
@@ -70,8 +70,8 @@ let cuMemDiscardAndPrefetchBatchAsync$c: NativeFunction | undefined;
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param prefetchLocs in array of `struct CUmemLocation_st`; its length is passed as `numPrefetchLocs`.
  * @param prefetchLocIdxs in array of `size_t`; its length is passed as `numPrefetchLocs`.
- * @param flags in `unsigned long long`.
- * @param hStream in `CUstream`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardAndPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.CUmemLocation_st)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
@@ -89,8 +89,8 @@ let cuMemDiscardBatchAsync$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
  * @param sizes in array of `size_t`; its length is passed as `count`.
- * @param flags in `unsigned long long`.
- * @param hStream in `CUstream`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardBatchAsync', 'dptrs', 'address', dptrs, false);
@@ -104,9 +104,9 @@ export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUi
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle out `void *`: address or host buffer.
- * @param handle in `CUmemGenericAllocationHandle`.
- * @param handleType in `CUmemAllocationHandleType`.
- * @param flags in `unsigned long long`.
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param handleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
@@ -118,7 +118,7 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
 }
 let cuMemFree$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
@@ -128,8 +128,8 @@ export function cuMemFree(dptr: T.CUdeviceptr): void {
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
- * @param hStream in `CUstream`.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;

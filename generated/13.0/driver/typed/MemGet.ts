@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuMemGetAccess$: typeof cuMemGetAccess | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @returns the value of `flags`: out `unsigned long long *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
@@ -33,7 +33,7 @@ function bind$cuMemGetAccess(): typeof cuMemGetAccess {
 }
 let cuMemGetAddressRange$: typeof cuMemGetAddressRange | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
+ * @param dptr in `CUdeviceptr`: a device address.
  * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
@@ -56,7 +56,7 @@ function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
 let cuMemGetAllocationGranularity$: typeof cuMemGetAllocationGranularity | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
- * @param option in `CUmemAllocationGranularity_flags`.
+ * @param option in `CUmemAllocationGranularity_flags`: one of the {@link T.CUmemAllocationGranularity_flags} values.
  * @returns the value of `granularity`: out `size_t *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
@@ -83,7 +83,7 @@ function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranular
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUmemGenericAllocationHandle`.
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `prop`: out `CUmemAllocationProp_st`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
@@ -96,7 +96,7 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
 let cuMemGetDefaultMemPool$: typeof cuMemGetDefaultMemPool | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
- * @param type in `CUmemAllocationType`.
+ * @param type in `CUmemAllocationType`: one of the {@link T.CUmemAllocationType} values.
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetDefaultMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
@@ -123,10 +123,10 @@ function bind$cuMemGetDefaultMemPool(): typeof cuMemGetDefaultMemPool {
 }
 let cuMemGetHandleForAddressRange$: typeof cuMemGetHandleForAddressRange | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dptr in `CUdeviceptr`.
- * @param size in `size_t`.
- * @param handleType in `CUmemRangeHandleType`.
- * @param flags in `unsigned long long`.
+ * @param dptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param handleType in `CUmemRangeHandleType`: one of the {@link T.CUmemRangeHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `handle`: out `void *`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
@@ -172,7 +172,7 @@ function bind$cuMemGetInfo(): typeof cuMemGetInfo {
 let cuMemGetMemPool$: typeof cuMemGetMemPool | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
- * @param type in `CUmemAllocationType`.
+ * @param type in `CUmemAllocationType`: one of the {@link T.CUmemAllocationType} values.
  * @returns the value of `pool`: out `CUmemoryPool *`.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {

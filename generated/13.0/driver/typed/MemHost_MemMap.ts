@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemHostAlloc$: typeof cuMemHostAlloc | undefined;
 /** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.alloc` (objects layer). `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param bytesize in `size_t`.
- * @param Flags in `unsigned int`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pp`: out `void **`.
  * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
@@ -40,7 +40,7 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
 let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
 /** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.devicePointer` (objects layer). `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @param Flags in `unsigned int`.
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
@@ -90,8 +90,8 @@ function bind$cuMemHostGetFlags(): typeof cuMemHostGetFlags {
 let cuMemHostRegister$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @param bytesize in `size_t`.
- * @param Flags in `unsigned int`.
+ * @param bytesize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param Flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
@@ -112,7 +112,7 @@ export function cuMemHostUnregister(p: T.Pointer): void {
 let cuMemImportFromShareableHandle$: typeof cuMemImportFromShareableHandle | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param osHandle in/out `void *`: address or host buffer.
- * @param shHandleType in `CUmemAllocationHandleType`.
+ * @param shHandleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
@@ -134,11 +134,11 @@ function bind$cuMemImportFromShareableHandle(): typeof cuMemImportFromShareableH
 }
 let cuMemMap$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
- * @param offset in `size_t`.
- * @param handle in `CUmemGenericAllocationHandle`.
- * @param flags in `unsigned long long`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
@@ -152,7 +152,7 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mapInfoList in array of `struct CUarrayMapInfo_st`; its length is passed as `count`.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);

@@ -37,7 +37,7 @@ function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
@@ -46,7 +46,7 @@ export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
 }
 let cuMemPoolExportPointer$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
+ * @param ptr in `CUdeviceptr`: a device address.
  * @returns the value of `shareData_out`: out `CUmemPoolPtrExportData_st`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
@@ -59,9 +59,9 @@ export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
 let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle_out out `void *`: address or host buffer.
- * @param pool in `CUmemoryPool`.
- * @param handleType in `CUmemAllocationHandleType`.
- * @param flags in `unsigned long long`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
+ * @param handleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
@@ -73,7 +73,7 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
 }
 let cuMemPoolGetAccess$: typeof cuMemPoolGetAccess | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param memPool in `CUmemoryPool`.
+ * @param memPool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @returns the value of `flags`: out `CUmemAccess_flags *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -96,7 +96,7 @@ function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param attr in `CUmemPool_attribute`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -112,8 +112,8 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
 let cuMemPoolImportFromShareableHandle$: typeof cuMemPoolImportFromShareableHandle | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in/out `void *`: address or host buffer.
- * @param handleType in `CUmemAllocationHandleType`.
- * @param flags in `unsigned long long`.
+ * @param handleType in `CUmemAllocationHandleType`: one of the {@link T.CUmemAllocationHandleType} values.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
@@ -141,7 +141,7 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
 }
 let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
  * @returns the value of `ptr_out`: out `CUdeviceptr *`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -169,7 +169,7 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
@@ -181,7 +181,7 @@ export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @param attr in `CUmemPool_attribute`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
@@ -195,8 +195,8 @@ export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
 }
 let cuMemPoolTrimTo$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`; wrapped by `MemoryPool.trim` (objects layer). `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param pool in `CUmemoryPool`.
- * @param minBytesToKeep in `size_t`.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
+ * @param minBytesToKeep in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {

@@ -10,11 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.prefetch` (objects layer). `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
- * @param location in `CUmemLocation_st` by value.
- * @param flags in `unsigned int`.
- * @param hStream in `CUstream`.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param location in `CUmemLocation_st` by value: a {@link T.CUmemLocation_st} object, its fields checked before the call.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
@@ -32,8 +32,8 @@ let cuMemPrefetchBatchAsync$c: NativeFunction | undefined;
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param prefetchLocs in array of `struct CUmemLocation_st`; its length is passed as `numPrefetchLocs`.
  * @param prefetchLocIdxs in array of `size_t`; its length is passed as `numPrefetchLocs`.
- * @param flags in `unsigned long long`.
- * @param hStream in `CUstream`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.CUmemLocation_st)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
@@ -51,9 +51,9 @@ let cuMemRangeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDA_UNIFIED`. `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void *`: address or host buffer covering `dataSize` bytes.
  * @param dataSize in `size_t`: size of `data` in bytes.
- * @param attribute in `CUmem_range_attribute`.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
+ * @param attribute in `CUmem_range_attribute`: one of the {@link T.CUmem_range_attribute} values.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
@@ -70,8 +70,8 @@ let cuMemRangeGetAttributes$c: NativeFunction | undefined;
  * @param data in/out `void **`: address or host buffer.
  * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
  * @param attributes in array of `CUmem_range_attribute`; its length is passed as `numAttributes`.
- * @param devPtr in `CUdeviceptr`.
- * @param count in `size_t`.
+ * @param devPtr in `CUdeviceptr`: a device address.
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
@@ -85,7 +85,7 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
 }
 let cuMemRelease$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `CUmemGenericAllocationHandle`.
+ * @param handle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemRelease', 'handle', handle, false);
@@ -115,8 +115,8 @@ function bind$cuMemRetainAllocationHandle(): typeof cuMemRetainAllocationHandle 
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
@@ -130,8 +130,8 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly
 let cuMemSetMemPool$c: NativeFunction | undefined;
 /** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
- * @param type in `CUmemAllocationType`.
- * @param pool in `CUmemoryPool`.
+ * @param type in `CUmemAllocationType`: one of the {@link T.CUmemAllocationType} values.
+ * @param pool in `CUmemoryPool`: an opaque handle, such as `cuMemPoolCreate` returns.
  * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemSetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType, pool: T.CUmemoryPool | null): void {
   const location$ = recordArg('cuMemSetMemPool', 'location', records.CUmemLocation_st(), location, false);

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemUnmap$c: NativeFunction | undefined;
 /** API group `CUDA_VA`. `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in `CUdeviceptr`.
- * @param size in `size_t`.
+ * @param ptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
@@ -21,9 +21,9 @@ export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
 }
 let cuMemcpy$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUdeviceptr`.
- * @param src in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param dst in `CUdeviceptr`: a device address.
+ * @param src in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpy');
@@ -35,10 +35,10 @@ export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.In
 }
 let cuMemcpyAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `CUdeviceptr`.
- * @param src in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dst in `CUdeviceptr`: a device address.
+ * @param src in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuMemcpyAsync', 'dst', dst, false) as typeof dst;
@@ -50,11 +50,11 @@ export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount:
 }
 let cuMemcpyAtoA$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
- * @param ByteCount in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoA');
@@ -68,10 +68,10 @@ export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
 }
 let cuMemcpyAtoD$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
- * @param ByteCount in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoD');
@@ -85,8 +85,8 @@ export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | nul
 let cuMemcpyAtoH$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
@@ -102,10 +102,10 @@ export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, src
 let cuMemcpyAtoHAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcArray in `CUarray`.
- * @param srcOffset in `size_t`.
+ * @param srcArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param srcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
@@ -124,7 +124,7 @@ let cuMemcpyBatchAsync$c: NativeFunction | undefined;
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param attrs in array of `struct CUmemcpyAttributes_st`; its length is passed as `numAttrs`.
  * @param attrsIdxs in array of `size_t`; its length is passed as `numAttrs`.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h); this ABI since CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyBatchAsync(dsts: readonly (T.CUdeviceptr)[] | BigUint64Array, srcs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, attrs: readonly (T.CUmemcpyAttributes_st)[] | Uint8Array, attrsIdxs: readonly (T.Int64)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const dsts$ = scalarArrayArg('cuMemcpyBatchAsync', 'dsts', 'address', dsts, false);
@@ -140,10 +140,10 @@ export function cuMemcpyBatchAsync(dsts: readonly (T.CUdeviceptr)[] | BigUint64A
 }
 let cuMemcpyDtoA$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
- * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoA');
@@ -156,9 +156,9 @@ export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
 }
 let cuMemcpyDtoD$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoD');
@@ -170,10 +170,10 @@ export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr,
 }
 let cuMemcpyDtoDAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyDtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -186,7 +186,7 @@ export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdevic
 let cuMemcpyDtoH$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcDevice in `CUdeviceptr`.
+ * @param srcDevice in `CUdeviceptr`: a device address.
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
@@ -201,9 +201,9 @@ export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteC
 let cuMemcpyDtoHAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
- * @param srcDevice in `CUdeviceptr`.
+ * @param srcDevice in `CUdeviceptr`: a device address.
  * @param ByteCount in `size_t`: size of `dstHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
@@ -216,8 +216,8 @@ export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, 
 }
 let cuMemcpyHtoA$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
@@ -233,11 +233,11 @@ export function cuMemcpyHtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
 }
 let cuMemcpyHtoAAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstArray in `CUarray`.
- * @param dstOffset in `size_t`.
+ * @param dstArray in `CUarray`: an opaque handle, such as `cuArrayCreate` returns.
+ * @param dstOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyHtoAAsync', 'dstArray', dstArray, true) as typeof dstArray;
@@ -251,7 +251,7 @@ export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64
 }
 let cuMemcpyHtoD$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
@@ -266,10 +266,10 @@ export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteC
 }
 let cuMemcpyHtoDAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
  * @param ByteCount in `size_t`: size of `srcHost` in bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyHtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -282,11 +282,11 @@ export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, 
 }
 let cuMemcpyPeer$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstContext in `CUcontext`.
- * @param srcDevice in `CUdeviceptr`.
- * @param srcContext in `CUcontext`.
- * @param ByteCount in `size_t`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param srcContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyPeer');
@@ -300,12 +300,12 @@ export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext |
 }
 let cuMemcpyPeerAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param dstDevice in `CUdeviceptr`.
- * @param dstContext in `CUcontext`.
- * @param srcDevice in `CUdeviceptr`.
- * @param srcContext in `CUcontext`.
- * @param ByteCount in `size_t`.
- * @param hStream in `CUstream`.
+ * @param dstDevice in `CUdeviceptr`: a device address.
+ * @param dstContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param srcDevice in `CUdeviceptr`: a device address.
+ * @param srcContext in `CUcontext`: an opaque handle, such as `cuCtxCreate` returns.
+ * @param ByteCount in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyPeerAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;

@@ -21,7 +21,7 @@ export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
 let cuMemcpy2DAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy2DAsync', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
@@ -52,7 +52,7 @@ export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
 let cuMemcpy3DAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DAsync', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
@@ -62,10 +62,10 @@ export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream:
 }
 let cuMemcpy3DBatchAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param numOps in `size_t`.
+ * @param numOps in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param opList in/out `CUDA_MEMCPY3D_BATCH_OP *`: address or host buffer.
- * @param flags in `unsigned long long`.
- * @param hStream in `CUstream`.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 12.8 (cudaTypedefs.h); this ABI since CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, hStream: T.CUstream | null): void {
   if (typeof numOps !== 'number' || !(numOps >= 0 && numOps <= 9007199254740991) || Math.floor(numOps) !== numOps) int64Arg('cuMemcpy3DBatchAsync', 'numOps', numOps, false);
@@ -88,7 +88,7 @@ export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): voi
 let cuMemcpy3DPeerAsync$c: NativeFunction | undefined;
 /** API group `CUDA_MEM`. `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D_PEER *`: a `CUDA_MEMCPY3D_PEER_st` object or its bytes.
- * @param hStream in `CUstream`.
+ * @param hStream in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.
  * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DPeerAsync', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);

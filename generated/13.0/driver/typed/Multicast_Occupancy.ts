@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMulticastAddDevice$c: NativeFunction | undefined;
 /** API group `CUDA_MULTICAST`. `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mcHandle in `CUmemGenericAllocationHandle`.
- * @param dev in `CUdevice`.
+ * @param mcHandle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastAddDevice', 'mcHandle', mcHandle, false);
@@ -21,11 +21,11 @@ export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
 }
 let cuMulticastBindAddr$c: NativeFunction | undefined;
 /** API group `CUDA_MULTICAST`. `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mcHandle in `CUmemGenericAllocationHandle`.
- * @param mcOffset in `size_t`.
- * @param memptr in `CUdeviceptr`.
- * @param size in `size_t`.
- * @param flags in `unsigned long long`.
+ * @param mcHandle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param mcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param memptr in `CUdeviceptr`: a device address.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastBindAddr', 'mcHandle', mcHandle, false);
@@ -38,12 +38,12 @@ export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr
 }
 let cuMulticastBindMem$c: NativeFunction | undefined;
 /** API group `CUDA_MULTICAST`. `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mcHandle in `CUmemGenericAllocationHandle`.
- * @param mcOffset in `size_t`.
- * @param memHandle in `CUmemGenericAllocationHandle`.
- * @param memOffset in `size_t`.
- * @param size in `size_t`.
- * @param flags in `unsigned long long`.
+ * @param mcHandle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param mcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param memHandle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param memOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastBindMem', 'mcHandle', mcHandle, false);
@@ -79,7 +79,7 @@ function bind$cuMulticastCreate(): typeof cuMulticastCreate {
 let cuMulticastGetGranularity$: typeof cuMulticastGetGranularity | undefined;
 /** API group `CUDA_MULTICAST`. `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
- * @param option in `CUmulticastGranularity_flags`.
+ * @param option in `CUmulticastGranularity_flags`: one of the {@link T.CUmulticastGranularity_flags} values.
  * @returns the value of `granularity`: out `size_t *`.
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uint8Array, option: T.CUmulticastGranularity_flags): number {
@@ -106,10 +106,10 @@ function bind$cuMulticastGetGranularity(): typeof cuMulticastGetGranularity {
 }
 let cuMulticastUnbind$c: NativeFunction | undefined;
 /** API group `CUDA_MULTICAST`. `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mcHandle in `CUmemGenericAllocationHandle`.
- * @param dev in `CUdevice`.
- * @param mcOffset in `size_t`.
- * @param size in `size_t`.
+ * @param mcHandle in `CUmemGenericAllocationHandle`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.
+ * @param mcOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastUnbind', 'mcHandle', mcHandle, false);
@@ -121,9 +121,9 @@ export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.In
 }
 let cuOccupancyAvailableDynamicSMemPerBlock$: typeof cuOccupancyAvailableDynamicSMemPerBlock | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param numBlocks in `int`.
- * @param blockSize in `int`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param numBlocks in `int`: a signed 32-bit integer.
+ * @param blockSize in `int`: a signed 32-bit integer.
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
  * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
@@ -151,9 +151,9 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
 /** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxActiveBlocksPerMultiprocessor` (objects layer). `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param blockSize in `int`.
- * @param dynamicSMemSize in `size_t`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
@@ -177,10 +177,10 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyM
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
- * @param blockSize in `int`.
- * @param dynamicSMemSize in `size_t`.
- * @param flags in `unsigned int`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
+ * @param blockSize in `int`: a signed 32-bit integer.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
@@ -204,7 +204,7 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuO
 }
 let cuOccupancyMaxActiveClusters$: typeof cuOccupancyMaxActiveClusters | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
@@ -227,10 +227,10 @@ function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveCluster
 }
 let cuOccupancyMaxPotentialBlockSize$: typeof cuOccupancyMaxPotentialBlockSize | undefined;
 /** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxPotentialBlockSize` (objects layer). `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
- * @param dynamicSMemSize in `size_t`.
- * @param blockSizeLimit in `int`.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param blockSizeLimit in `int`: a signed 32-bit integer.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
  * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
@@ -256,11 +256,11 @@ function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotential
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: typeof cuOccupancyMaxPotentialBlockSizeWithFlags | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
- * @param dynamicSMemSize in `size_t`.
- * @param blockSizeLimit in `int`.
- * @param flags in `unsigned int`.
+ * @param dynamicSMemSize in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param blockSizeLimit in `int`: a signed 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
  * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
@@ -286,7 +286,7 @@ function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMax
 }
 let cuOccupancyMaxPotentialClusterSize$: typeof cuOccupancyMaxPotentialClusterSize | undefined;
 /** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param func in `CUfunction`.
+ * @param func in `CUfunction`: an opaque handle, such as `cuKernelGetFunction` returns.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
  * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */

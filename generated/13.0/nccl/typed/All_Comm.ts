@@ -14,8 +14,8 @@ let ncclAllGather$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory.
  * @param sendcount in `size_t`: count of `sendbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAllGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
@@ -33,9 +33,9 @@ let ncclAllReduce$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
- * @param op in `ncclRedOp_t`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param op in `ncclRedOp_t`: one of the {@link T.ncclRedOp_t} values.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAllReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
@@ -54,8 +54,8 @@ let ncclAlltoAll$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAlltoAll(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
@@ -72,9 +72,9 @@ let ncclBcast$c: NativeFunction | undefined;
  * @param buff in/out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `buff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `buff`.
- * @param root in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param root in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclBcast(buff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const buff$ = typeof buff === 'number' && buff >= 0 && buff <= 9007199254740991 && Math.floor(buff) === buff ? buff : deviceArg('ncclBcast', 'buff', buff, true);
@@ -92,9 +92,9 @@ let ncclBroadcast$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
- * @param root in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param root in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
@@ -109,7 +109,7 @@ export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.Devic
 }
 let ncclCommAbort$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommAbort(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
@@ -118,7 +118,7 @@ export function ncclCommAbort(comm: T.ncclComm_t | null): void {
 }
 let ncclCommCount$: typeof ncclCommCount | undefined;
 /** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `const ncclComm_t`.
+ * @param comm in `const ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @returns the value of `count`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommCount(comm: T.ncclComm_t | null): number {
@@ -139,7 +139,7 @@ function bind$ncclCommCount(): typeof ncclCommCount {
 }
 let ncclCommCuDevice$: typeof ncclCommCuDevice | undefined;
 /** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `const ncclComm_t`.
+ * @param comm in `const ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @returns the value of `device`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommCuDevice(comm: T.ncclComm_t | null): number {
@@ -160,7 +160,7 @@ function bind$ncclCommCuDevice(): typeof ncclCommCuDevice {
 }
 let ncclCommDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `const ncclComm_t`.
+ * @param comm in `const ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @param handle in/out `void *`: address or host buffer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer): void {
@@ -171,7 +171,7 @@ export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer)
 }
 let ncclCommDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
@@ -180,7 +180,7 @@ export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
 }
 let ncclCommFinalize$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
@@ -189,7 +189,7 @@ export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
 }
 let ncclCommGetAsyncError$: typeof ncclCommGetAsyncError | undefined;
 /** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @returns the value of `asyncError`: out `ncclResult_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
@@ -224,9 +224,9 @@ export function ncclCommInitAll(comm: T.HostMemory, ndev: number, devlist: T.Poi
 }
 let ncclCommInitRank$: typeof ncclCommInitRank | undefined;
 /** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param nranks in `int`.
- * @param commId in `ncclUniqueId` by value.
- * @param rank in `int`.
+ * @param nranks in `int`: a signed 32-bit integer.
+ * @param commId in `ncclUniqueId` by value: a {@link T.ncclUniqueId} object, its fields checked before the call.
+ * @param rank in `int`: a signed 32-bit integer.
  * @returns the value of `comm`: out `ncclComm_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
@@ -254,9 +254,9 @@ function bind$ncclCommInitRank(): typeof ncclCommInitRank {
 }
 let ncclCommInitRankConfig$: typeof ncclCommInitRankConfig | undefined;
 /** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param nranks in `int`.
- * @param commId in `ncclUniqueId` by value.
- * @param rank in `int`.
+ * @param nranks in `int`: a signed 32-bit integer.
+ * @param commId in `ncclUniqueId` by value: a {@link T.ncclUniqueId} object, its fields checked before the call.
+ * @param rank in `int`: a signed 32-bit integer.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @returns the value of `comm`: out `ncclComm_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
@@ -286,9 +286,9 @@ function bind$ncclCommInitRankConfig(): typeof ncclCommInitRankConfig {
 }
 let ncclCommInitRankScalable$: typeof ncclCommInitRankScalable | undefined;
 /** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param nranks in `int`.
- * @param myrank in `int`.
- * @param nId in `int`.
+ * @param nranks in `int`: a signed 32-bit integer.
+ * @param myrank in `int`: a signed 32-bit integer.
+ * @param nId in `int`: a signed 32-bit integer.
  * @param commIds in/out `ncclUniqueId *`: address or host buffer.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @returns the value of `newcomm`: out `ncclComm_t *`.
@@ -320,7 +320,7 @@ function bind$ncclCommInitRankScalable(): typeof ncclCommInitRankScalable {
 }
 let ncclCommRegister$: typeof ncclCommRegister | undefined;
 /** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `const ncclComm_t`.
+ * @param comm in `const ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @param buff in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `buff` in bytes.
  * @returns the value of `handle`: out `void **`.
@@ -351,8 +351,8 @@ function bind$ncclCommRegister(): typeof ncclCommRegister {
 }
 let ncclCommRevoke$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
- * @param revokeFlags in `int`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param revokeFlags in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
@@ -362,11 +362,11 @@ export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): 
 }
 let ncclCommShrink$: typeof ncclCommShrink | undefined;
 /** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @param excludeRanksList in/out `int *`: address or host buffer.
- * @param excludeRanksCount in `int`.
+ * @param excludeRanksCount in `int`: a signed 32-bit integer.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
- * @param shrinkFlags in `int`.
+ * @param shrinkFlags in `int`: a signed 32-bit integer.
  * @returns the value of `newcomm`: out `ncclComm_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
@@ -396,9 +396,9 @@ function bind$ncclCommShrink(): typeof ncclCommShrink {
 }
 let ncclCommSplit$: typeof ncclCommSplit | undefined;
 /** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
- * @param color in `int`.
- * @param key in `int`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param color in `int`: a signed 32-bit integer.
+ * @param key in `int`: a signed 32-bit integer.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @returns the value of `newcomm`: out `ncclComm_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
@@ -428,7 +428,7 @@ function bind$ncclCommSplit(): typeof ncclCommSplit {
 }
 let ncclCommUserRank$: typeof ncclCommUserRank | undefined;
 /** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `const ncclComm_t`.
+ * @param comm in `const ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @returns the value of `rank`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
@@ -449,8 +449,8 @@ function bind$ncclCommUserRank(): typeof ncclCommUserRank {
 }
 let ncclCommWindowDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
- * @param win in `ncclWindow_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param win in `ncclWindow_t`: an opaque handle, such as `ncclCommWindowRegister` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclWindow_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
@@ -460,10 +460,10 @@ export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclW
 }
 let ncclCommWindowRegister$: typeof ncclCommWindowRegister | undefined;
 /** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @param buff in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `buff` in bytes.
- * @param winFlags in `int`.
+ * @param winFlags in `int`: a signed 32-bit integer.
  * @returns the value of `win`: out `ncclWindow_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {

@@ -14,9 +14,9 @@ let ncclGather$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
- * @param root in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param root in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclGather', 'sendbuff', sendbuff, true);
@@ -31,7 +31,7 @@ export function ncclGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMe
 }
 let ncclGetErrorString$c: NativeFunction | undefined;
 /** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0
- * @param result_ in `ncclResult_t`.
+ * @param result_ in `ncclResult_t`: one of the {@link T.ncclResult_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
@@ -41,7 +41,7 @@ export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
 }
 let ncclGetLastError$c: NativeFunction | undefined;
 /** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0
- * @param comm in `ncclComm_t`.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @returns `const char *`
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetLastError(comm: T.ncclComm_t | null): string | null {

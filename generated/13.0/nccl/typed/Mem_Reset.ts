@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let ncclMemAlloc$: typeof ncclMemAlloc | undefined;
 /** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclMemAlloc(size: T.Int64): number {
@@ -48,9 +48,9 @@ let ncclRecv$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `recvbuff`.
- * @param peer in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param peer in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRecv(recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
@@ -65,9 +65,9 @@ export function ncclRecv(recvbuff: T.DeviceMemory | null, count: T.Int64, dataty
 let ncclRedOpCreatePreMulSum$: typeof ncclRedOpCreatePreMulSum | undefined;
 /** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param scalar in `void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param datatype in `ncclDataType_t`.
- * @param residence in `ncclScalarResidence_t`.
- * @param comm in `ncclComm_t`.
+ * @param datatype in `ncclDataType_t`: one of the {@link T.ncclDataType_t} values.
+ * @param residence in `ncclScalarResidence_t`: one of the {@link T.ncclScalarResidence_t} values.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @returns the value of `op`: out `ncclRedOp_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRedOpCreatePreMulSum(scalar: T.UntypedScalar, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
@@ -91,8 +91,8 @@ function bind$ncclRedOpCreatePreMulSum(): typeof ncclRedOpCreatePreMulSum {
 }
 let ncclRedOpDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param op in `ncclRedOp_t`.
- * @param comm in `ncclComm_t`.
+ * @param op in `ncclRedOp_t`: one of the {@link T.ncclRedOp_t} values.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
@@ -106,10 +106,10 @@ let ncclReduce$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
- * @param op in `ncclRedOp_t`.
- * @param root in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param op in `ncclRedOp_t`: one of the {@link T.ncclRedOp_t} values.
+ * @param root in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
@@ -129,9 +129,9 @@ let ncclReduceScatter$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `recvcount` elements of `datatype`.
  * @param recvcount in `size_t`: count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `recvbuff`.
- * @param op in `ncclRedOp_t`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param op in `ncclRedOp_t`: one of the {@link T.ncclRedOp_t} values.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);

@@ -14,9 +14,9 @@ let ncclScatter$c: NativeFunction | undefined;
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
- * @param root in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param root in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
@@ -34,9 +34,9 @@ let ncclSend$c: NativeFunction | undefined;
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
  * @param count in `size_t`: count of `sendbuff` in elements of `datatype`.
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`.
- * @param peer in `int`.
- * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`.
+ * @param peer in `int`: a signed 32-bit integer.
+ * @param comm in `ncclComm_t`: an opaque handle, such as `ncclCommInitRank` returns.
+ * @param stream in `cudaStream_t`: an opaque handle.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclSend(sendbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclSend', 'sendbuff', sendbuff, true);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvFatbinAddCubin$c: NativeFunction | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `code` in bytes.
  * @param arch in string (`const char *`).
@@ -28,7 +28,7 @@ export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointe
 }
 let nvFatbinAddIndex$c: NativeFunction | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `code` in bytes.
  * @param identifier in string (`const char *`).
@@ -44,7 +44,7 @@ export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointe
 }
 let nvFatbinAddLTOIR$c: NativeFunction | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `code` in bytes.
  * @param arch in string (`const char *`).
@@ -64,7 +64,7 @@ export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointe
 }
 let nvFatbinAddPTX$c: NativeFunction | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @param code in `const char *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `code` in bytes.
  * @param arch in string (`const char *`).
@@ -84,7 +84,7 @@ export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer,
 }
 let nvFatbinAddReloc$c: NativeFunction | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `code` in bytes.
  * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
@@ -151,7 +151,7 @@ function bind$nvFatbinDestroy(): typeof nvFatbinDestroy {
 }
 let nvFatbinGet$c: NativeFunction | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @param buffer out `void *`: address or host buffer.
  * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer): void {
@@ -162,7 +162,7 @@ export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer):
 }
 let nvFatbinGetErrorString$c: NativeFunction | undefined;
 /** API group `error`. `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0
- * @param result_ in `nvFatbinResult`.
+ * @param result_ in `nvFatbinResult`: one of the {@link T.nvFatbinResult} values.
  * @returns `const char *`
  * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null {
@@ -172,7 +172,7 @@ export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null
 }
 let nvFatbinSize$: typeof nvFatbinSize | undefined;
 /** API group `creation`. `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvFatbinHandle`.
+ * @param handle in `nvFatbinHandle`: an opaque handle, such as `nvFatbinCreate` returns.
  * @returns the value of `size`: out `size_t *`.
  * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlComputeInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param computeInstance in `nvmlComputeInstance_t`.
+ * @param computeInstance in `nvmlComputeInstance_t`: an opaque handle, such as `nvmlGpuInstanceCreateComputeInstance` returns.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t | null): void {
   if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || Math.floor(computeInstance) !== computeInstance) computeInstance = addressArg('nvmlComputeInstanceDestroy', 'computeInstance', computeInstance, true) as typeof computeInstance;
@@ -19,7 +19,7 @@ export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstanc
 }
 let nvmlComputeInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param computeInstance in `nvmlComputeInstance_t`.
+ * @param computeInstance in `nvmlComputeInstance_t`: an opaque handle, such as `nvmlGpuInstanceCreateComputeInstance` returns.
  * @returns the value of `info`: out `nvmlComputeInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t | null): T.nvmlComputeInstanceInfo_st {
@@ -31,7 +31,7 @@ export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstanc
 }
 let nvmlDeviceClearAccountingPids$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearAccountingPids', 'device', device, true) as typeof device;
@@ -40,7 +40,7 @@ export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): vo
 }
 let nvmlDeviceClearCpuAffinity$c: NativeFunction | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @remarks [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearCpuAffinity', 'device', device, true) as typeof device;
@@ -49,8 +49,8 @@ export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void 
 }
 let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param counterType in `nvmlEccCounterType_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param counterType in `nvmlEccCounterType_t`: one of the {@link T.nvmlEccCounterType_t} values.
  * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, counterType: T.nvmlEccCounterType_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
@@ -60,7 +60,7 @@ export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, cou
 }
 let nvmlDeviceClearFieldValues$c: NativeFunction | undefined;
 /** API group `nvmlFieldValueQueries`. `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param valuesCount in `int`: length of `values`.
  * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
@@ -76,8 +76,8 @@ export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t | null, values
 }
 let nvmlDeviceCreateGpuInstance$: typeof nvmlDeviceCreateGpuInstance | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param profileId in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t {
@@ -104,8 +104,8 @@ function bind$nvmlDeviceCreateGpuInstance(): typeof nvmlDeviceCreateGpuInstance 
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: typeof nvmlDeviceCreateGpuInstanceWithPlacement | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param profileId in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @param placement in `const nvmlGpuInstancePlacement_t *`: a `nvmlGpuInstancePlacement_st` object or its bytes.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */

@@ -19,10 +19,10 @@ export function nvmlDeviceDiscoverGpus(pciInfo: T.nvmlPciInfo_st | Uint8Array): 
 }
 let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param link in `unsigned int`.
- * @param counter in `unsigned int`.
- * @param freeze in `nvmlEnableState_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param link in `unsigned int`: an unsigned 32-bit integer.
+ * @param counter in `unsigned int`: an unsigned 32-bit integer.
+ * @param freeze in `nvmlEnableState_t`: one of the {@link T.nvmlEnableState_t} values.
  * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
@@ -35,8 +35,8 @@ export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetAPIRestriction$: typeof nvmlDeviceGetAPIRestriction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param apiType in `nvmlRestrictedAPI_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param apiType in `nvmlRestrictedAPI_t`: one of the {@link T.nvmlRestrictedAPI_t} values.
  * @returns the value of `isRestricted`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
@@ -58,7 +58,7 @@ function bind$nvmlDeviceGetAPIRestriction(): typeof nvmlDeviceGetAPIRestriction 
 }
 let nvmlDeviceGetAccountingBufferSize$: typeof nvmlDeviceGetAccountingBufferSize | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `bufferSize`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
@@ -79,7 +79,7 @@ function bind$nvmlDeviceGetAccountingBufferSize(): typeof nvmlDeviceGetAccountin
 }
 let nvmlDeviceGetAccountingMode$: typeof nvmlDeviceGetAccountingMode | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
@@ -100,7 +100,7 @@ function bind$nvmlDeviceGetAccountingMode(): typeof nvmlDeviceGetAccountingMode 
 }
 let nvmlDeviceGetAccountingPids$: typeof nvmlDeviceGetAccountingPids | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
@@ -129,8 +129,8 @@ function bind$nvmlDeviceGetAccountingPids(): typeof nvmlDeviceGetAccountingPids 
 }
 let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param pid in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param pid in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
  * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
@@ -143,7 +143,7 @@ export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid:
 }
 let nvmlDeviceGetActiveVgpus$: typeof nvmlDeviceGetActiveVgpus | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `vgpuInstances`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {

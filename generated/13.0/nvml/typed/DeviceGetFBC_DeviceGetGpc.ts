@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetFBCSessions$: typeof nvmlDeviceGetFBCSessions | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
@@ -39,7 +39,7 @@ function bind$nvmlDeviceGetFBCSessions(): typeof nvmlDeviceGetFBCSessions {
 }
 let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
@@ -51,8 +51,8 @@ export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCS
 }
 let nvmlDeviceGetFanControlPolicy_v2$: typeof nvmlDeviceGetFanControlPolicy_v2 | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param fan in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param fan in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
@@ -74,7 +74,7 @@ function bind$nvmlDeviceGetFanControlPolicy_v2(): typeof nvmlDeviceGetFanControl
 }
 let nvmlDeviceGetFanSpeed$: typeof nvmlDeviceGetFanSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `speed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
@@ -95,7 +95,7 @@ function bind$nvmlDeviceGetFanSpeed(): typeof nvmlDeviceGetFanSpeed {
 }
 let nvmlDeviceGetFanSpeedRPM$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param fanSpeed in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @returns the value of `fanSpeed`: in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -110,8 +110,8 @@ export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed
 }
 let nvmlDeviceGetFanSpeed_v2$: typeof nvmlDeviceGetFanSpeed_v2 | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param fan in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param fan in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `speed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
@@ -133,7 +133,7 @@ function bind$nvmlDeviceGetFanSpeed_v2(): typeof nvmlDeviceGetFanSpeed_v2 {
 }
 let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
 /** API group `nvmlFieldValueQueries`. `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param valuesCount in `int`: length of `values`.
  * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
@@ -149,7 +149,7 @@ export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCo
 }
 let nvmlDeviceGetGpcClkMinMaxVfOffset$: typeof nvmlDeviceGetGpcClkMinMaxVfOffset | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
@@ -171,7 +171,7 @@ function bind$nvmlDeviceGetGpcClkMinMaxVfOffset(): typeof nvmlDeviceGetGpcClkMin
 }
 let nvmlDeviceGetGpcClkVfOffset$: typeof nvmlDeviceGetGpcClkVfOffset | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `offset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {

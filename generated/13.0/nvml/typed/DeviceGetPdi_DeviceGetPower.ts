@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetPdi$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param pdi in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pdi`: in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -25,7 +25,7 @@ export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.
 }
 let nvmlDeviceGetPerformanceModes$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param perfModes in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
  * @returns the value of `perfModes`: in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -40,7 +40,7 @@ export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, per
 }
 let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
@@ -61,7 +61,7 @@ function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceSt
 }
 let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
@@ -82,7 +82,7 @@ function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMod
 }
 let nvmlDeviceGetPgpuMetadataString$: typeof nvmlDeviceGetPgpuMetadataString | undefined;
 /** API group `nvmlVgpuMigration`. `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
  * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
@@ -104,7 +104,7 @@ function bind$nvmlDeviceGetPgpuMetadataString(): typeof nvmlDeviceGetPgpuMetadat
 }
 let nvmlDeviceGetPlatformInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param platformInfo in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
  * @returns the value of `platformInfo`: in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -119,7 +119,7 @@ export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platfor
 }
 let nvmlDeviceGetPowerManagementDefaultLimit$: typeof nvmlDeviceGetPowerManagementDefaultLimit | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `defaultLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
@@ -140,7 +140,7 @@ function bind$nvmlDeviceGetPowerManagementDefaultLimit(): typeof nvmlDeviceGetPo
 }
 let nvmlDeviceGetPowerManagementLimit$: typeof nvmlDeviceGetPowerManagementLimit | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `limit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
@@ -161,7 +161,7 @@ function bind$nvmlDeviceGetPowerManagementLimit(): typeof nvmlDeviceGetPowerMana
 }
 let nvmlDeviceGetPowerManagementLimitConstraints$: typeof nvmlDeviceGetPowerManagementLimitConstraints | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
@@ -183,7 +183,7 @@ function bind$nvmlDeviceGetPowerManagementLimitConstraints(): typeof nvmlDeviceG
 }
 let nvmlDeviceGetPowerManagementMode$: typeof nvmlDeviceGetPowerManagementMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
@@ -205,7 +205,7 @@ function bind$nvmlDeviceGetPowerManagementMode(): typeof nvmlDeviceGetPowerManag
 }
 let nvmlDeviceGetPowerMizerMode_v1$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `powerMizerMode`: out `nvmlDevicePowerMizerModes_v1_t`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T.nvmlDevicePowerMizerModes_v1_t {
@@ -217,7 +217,7 @@ export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T
 }
 let nvmlDeviceGetPowerSource$: typeof nvmlDeviceGetPowerSource | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
@@ -238,7 +238,7 @@ function bind$nvmlDeviceGetPowerSource(): typeof nvmlDeviceGetPowerSource {
 }
 let nvmlDeviceGetPowerState$: typeof nvmlDeviceGetPowerState | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
@@ -260,7 +260,7 @@ function bind$nvmlDeviceGetPowerState(): typeof nvmlDeviceGetPowerState {
 }
 let nvmlDeviceGetPowerUsage$: typeof nvmlDeviceGetPowerUsage | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `power`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {

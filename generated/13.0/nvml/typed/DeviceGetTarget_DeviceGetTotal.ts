@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetTargetFanSpeed$: typeof nvmlDeviceGetTargetFanSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param fan in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param fan in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `targetSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
@@ -33,8 +33,8 @@ function bind$nvmlDeviceGetTargetFanSpeed(): typeof nvmlDeviceGetTargetFanSpeed 
 }
 let nvmlDeviceGetTemperature$: typeof nvmlDeviceGetTemperature | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param sensorType in `nvmlTemperatureSensors_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param sensorType in `nvmlTemperatureSensors_t`: one of the {@link T.nvmlTemperatureSensors_t} values.
  * @returns the value of `temp`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
@@ -57,8 +57,8 @@ function bind$nvmlDeviceGetTemperature(): typeof nvmlDeviceGetTemperature {
 }
 let nvmlDeviceGetTemperatureThreshold$: typeof nvmlDeviceGetTemperatureThreshold | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param thresholdType in `nvmlTemperatureThresholds_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param thresholdType in `nvmlTemperatureThresholds_t`: one of the {@link T.nvmlTemperatureThresholds_t} values.
  * @returns the value of `temp`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
@@ -80,7 +80,7 @@ function bind$nvmlDeviceGetTemperatureThreshold(): typeof nvmlDeviceGetTemperatu
 }
 let nvmlDeviceGetTemperatureV$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param temperature in/out `nvmlTemperature_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @returns the value of `temperature`: in/out `nvmlTemperature_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -95,8 +95,8 @@ export function nvmlDeviceGetTemperatureV(device: T.nvmlDevice_t | null, tempera
 }
 let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param sensorIndex in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param sensorIndex in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pThermalSettings`: out `nvmlGpuThermalSettings_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
@@ -109,8 +109,8 @@ export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sens
 }
 let nvmlDeviceGetTopologyCommonAncestor$: typeof nvmlDeviceGetTopologyCommonAncestor | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device1 in `nvmlDevice_t`.
- * @param device2 in `nvmlDevice_t`.
+ * @param device1 in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param device2 in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `pathInfo`: out `nvmlGpuTopologyLevel_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): T.nvmlGpuTopologyLevel_t {
@@ -132,8 +132,8 @@ function bind$nvmlDeviceGetTopologyCommonAncestor(): typeof nvmlDeviceGetTopolog
 }
 let nvmlDeviceGetTopologyNearestGpus$: typeof nvmlDeviceGetTopologyNearestGpus | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param level in `nvmlGpuTopologyLevel_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param level in `nvmlGpuTopologyLevel_t`: one of the {@link T.nvmlGpuTopologyLevel_t} values.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
@@ -163,9 +163,9 @@ function bind$nvmlDeviceGetTopologyNearestGpus(): typeof nvmlDeviceGetTopologyNe
 }
 let nvmlDeviceGetTotalEccErrors$: typeof nvmlDeviceGetTotalEccErrors | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param errorType in `nvmlMemoryErrorType_t`.
- * @param counterType in `nvmlEccCounterType_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param errorType in `nvmlMemoryErrorType_t`: one of the {@link T.nvmlMemoryErrorType_t} values.
+ * @param counterType in `nvmlEccCounterType_t`: one of the {@link T.nvmlEccCounterType_t} values.
  * @returns the value of `eccCounts`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
@@ -188,7 +188,7 @@ function bind$nvmlDeviceGetTotalEccErrors(): typeof nvmlDeviceGetTotalEccErrors 
 }
 let nvmlDeviceGetTotalEnergyConsumption$: typeof nvmlDeviceGetTotalEnergyConsumption | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `energy`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
@@ -19,7 +19,7 @@ export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
 }
 let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c: NativeFunction | undefined;
 /** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
@@ -34,7 +34,7 @@ export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.n
 }
 let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c: NativeFunction | undefined;
 /** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param currentProfiles in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
  * @returns the value of `currentProfiles`: in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
@@ -49,7 +49,7 @@ export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlD
 }
 let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c: NativeFunction | undefined;
 /** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param profilesInfo in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
  * @returns the value of `profilesInfo`: in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
@@ -64,7 +64,7 @@ export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevi
 }
 let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c: NativeFunction | undefined;
 /** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
@@ -79,7 +79,7 @@ export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvm
 }
 let nvmlErrorString$c: NativeFunction | undefined;
 /** API group `nvmlErrorReporting`. `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
- * @param result_ in `nvmlReturn_t`.
+ * @param result_ in `nvmlReturn_t`: one of the {@link T.nvmlReturn_t} values.
  * @returns `const char *`
  * @remarks [NVIDIA group `nvmlErrorReporting` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
@@ -113,7 +113,7 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param set in `nvmlEventSet_t`.
+ * @param set in `nvmlEventSet_t`: an opaque handle, such as `nvmlEventSetCreate` returns.
  * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
@@ -122,8 +122,8 @@ export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param set in `nvmlEventSet_t`.
- * @param timeoutms in `unsigned int`.
+ * @param set in `nvmlEventSet_t`: an opaque handle, such as `nvmlEventSetCreate` returns.
+ * @param timeoutms in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `data`: out `nvmlEventData_st`.
  * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {

@@ -29,7 +29,7 @@ function bind$nvmlGetExcludedDeviceCount(): typeof nvmlGetExcludedDeviceCount {
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param index in `unsigned int`.
+ * @param index in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
@@ -55,7 +55,7 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
 }
 let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param capability in `nvmlVgpuDriverCapability_t`.
+ * @param capability in `nvmlVgpuDriverCapability_t`: one of the {@link T.nvmlVgpuDriverCapability_t} values.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
@@ -99,9 +99,9 @@ export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | 
 }
 let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param gpuInstanceId in `unsigned int`.
- * @param gpmSample in `nvmlGpmSample_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param gpuInstanceId in `unsigned int`: an unsigned 32-bit integer.
+ * @param gpmSample in `nvmlGpmSample_t`: an opaque handle, such as `nvmlGpmSampleAlloc` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
@@ -112,7 +112,7 @@ export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId
 }
 let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
@@ -127,7 +127,7 @@ export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupp
 }
 let nvmlGpmQueryIfStreamingEnabled$: typeof nvmlGpmQueryIfStreamingEnabled | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
  * @returns the value of `state`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
@@ -172,7 +172,7 @@ function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpmSample in `nvmlGpmSample_t`.
+ * @param gpmSample in `nvmlGpmSample_t`: an opaque handle, such as `nvmlGpmSampleAlloc` returns.
  * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -181,8 +181,8 @@ export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
 }
 let nvmlGpmSampleGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param gpmSample in `nvmlGpmSample_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param gpmSample in `nvmlGpmSample_t`: an opaque handle, such as `nvmlGpmSampleAlloc` returns.
  * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
@@ -192,8 +192,8 @@ export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvm
 }
 let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param state in `unsigned int`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param state in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeInstance | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
@@ -38,8 +38,8 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: typeof nvmlGpuInstanceCreateComputeInstanceWithPlacement | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @param placement in `const nvmlComputeInstancePlacement_t *`: a `nvmlComputeInstancePlacement_st` object or its bytes.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -68,7 +68,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -77,7 +77,7 @@ export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null):
 }
 let nvmlGpuInstanceGetActiveVgpus$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pVgpuInstanceInfo in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pVgpuInstanceInfo`: in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -92,8 +92,8 @@ export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t |
 }
 let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInstanceById | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param id in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param id in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
@@ -120,8 +120,8 @@ function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGet
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: typeof nvmlGpuInstanceGetComputeInstancePossiblePlacements | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
@@ -151,9 +151,9 @@ function bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements(): typeof nvml
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profile in `unsigned int`.
- * @param engProfile in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profile in `unsigned int`: an unsigned 32-bit integer.
+ * @param engProfile in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
@@ -167,9 +167,9 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvml
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profile in `unsigned int`.
- * @param engProfile in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profile in `unsigned int`: an unsigned 32-bit integer.
+ * @param engProfile in `unsigned int`: an unsigned 32-bit integer.
  * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -186,8 +186,8 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvm
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceGetComputeInstanceRemainingCapacity | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
@@ -209,8 +209,8 @@ function bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity(): typeof nvmlG
 }
 let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstances | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
- * @param profileId in `unsigned int`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
+ * @param profileId in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
@@ -240,7 +240,7 @@ function bind$nvmlGpuInstanceGetComputeInstances(): typeof nvmlGpuInstanceGetCom
 }
 let nvmlGpuInstanceGetCreatableVgpus$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pVgpus in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pVgpus`: in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -255,7 +255,7 @@ export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
@@ -267,7 +267,7 @@ export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null):
 }
 let nvmlGpuInstanceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -282,7 +282,7 @@ export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
 }
 let nvmlGpuInstanceGetVgpuSchedulerLog$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pSchedulerLogInfo in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
  * @returns the value of `pSchedulerLogInfo`: in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -297,7 +297,7 @@ export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstanc
 }
 let nvmlGpuInstanceGetVgpuSchedulerState$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pSchedulerStateInfo in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pSchedulerStateInfo`: in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -312,7 +312,7 @@ export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInsta
 }
 let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pCreatablePlacementInfo in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @returns the value of `pCreatablePlacementInfo`: in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -327,7 +327,7 @@ export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvm
 }
 let nvmlGpuInstanceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
@@ -338,7 +338,7 @@ export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
 }
 let nvmlGpuInstanceSetVgpuSchedulerState$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param gpuInstance in `nvmlGpuInstance_t`: an opaque handle, such as `nvmlDeviceCreateGpuInstance` returns.
  * @param pScheduler in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pScheduler`: in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */

@@ -17,7 +17,7 @@ export function nvmlInit(): void {
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
@@ -185,7 +185,7 @@ function bind$nvmlSystemGetCudaDriverVersion_v2(): typeof nvmlSystemGetCudaDrive
 let nvmlSystemGetDriverBranch$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param branchInfo in/out `nvmlSystemDriverBranchInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000054 set for you).
- * @param length in `unsigned int`.
+ * @param length in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `branchInfo`: in/out `nvmlSystemDriverBranchInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000054 set for you).
  * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverBranch(branchInfo: Partial<T.nvmlSystemDriverBranchInfo_v1_t> | Uint8Array | null, length: number): T.nvmlSystemDriverBranchInfo_v1_t {
@@ -270,7 +270,7 @@ function bind$nvmlSystemGetNvlinkBwMode(): typeof nvmlSystemGetNvlinkBwMode {
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param pid in `unsigned int`.
+ * @param pid in `unsigned int`: an unsigned 32-bit integer.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
@@ -284,7 +284,7 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
 }
 let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param cpuNumber in `unsigned int`.
+ * @param cpuNumber in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
@@ -326,7 +326,7 @@ export function nvmlSystemRegisterEvents(request?: Partial<T.nvmlSystemRegisterE
 }
 let nvmlSystemSetConfComputeGpusReadyState$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param isAcceptingWork in `unsigned int`.
+ * @param isAcceptingWork in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): void {
   if (typeof isAcceptingWork !== 'number' || (isAcceptingWork >>> 0) !== isAcceptingWork) throw intError('nvmlSystemSetConfComputeGpusReadyState', 'isAcceptingWork', 'u32', isAcceptingWork);
@@ -348,7 +348,7 @@ export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThr
 }
 let nvmlSystemSetNvlinkBwMode$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param nvlinkBwMode in `unsigned int`.
+ * @param nvlinkBwMode in `unsigned int`: an unsigned 32-bit integer.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): void {
   if (typeof nvlinkBwMode !== 'number' || (nvlinkBwMode >>> 0) !== nvlinkBwMode) throw intError('nvmlSystemSetNvlinkBwMode', 'nvlinkBwMode', 'u32', nvlinkBwMode);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlVgpuInstanceClearAccountingPids$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `nvmlUtil` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceClearAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
@@ -19,7 +19,7 @@ export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void 
 }
 let nvmlVgpuInstanceGetAccountingMode$: typeof nvmlVgpuInstanceGetAccountingMode | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlUtil` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
@@ -40,7 +40,7 @@ function bind$nvmlVgpuInstanceGetAccountingMode(): typeof nvmlVgpuInstanceGetAcc
 }
 let nvmlVgpuInstanceGetAccountingPids$: typeof nvmlVgpuInstanceGetAccountingPids | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
@@ -69,8 +69,8 @@ function bind$nvmlVgpuInstanceGetAccountingPids(): typeof nvmlVgpuInstanceGetAcc
 }
 let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @param pid in `unsigned int`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
+ * @param pid in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
  * @remarks [NVIDIA group `nvmlUtil` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number): T.nvmlAccountingStats_st {
@@ -83,7 +83,7 @@ export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: nu
 }
 let nvmlVgpuInstanceGetEccMode$: typeof nvmlVgpuInstanceGetEccMode | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `eccMode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
@@ -104,7 +104,7 @@ function bind$nvmlVgpuInstanceGetEccMode(): typeof nvmlVgpuInstanceGetEccMode {
 }
 let nvmlVgpuInstanceGetEncoderCapacity$: typeof nvmlVgpuInstanceGetEncoderCapacity | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
@@ -125,7 +125,7 @@ function bind$nvmlVgpuInstanceGetEncoderCapacity(): typeof nvmlVgpuInstanceGetEn
 }
 let nvmlVgpuInstanceGetEncoderSessions$: typeof nvmlVgpuInstanceGetEncoderSessions | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `sessionInfo`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
@@ -154,7 +154,7 @@ function bind$nvmlVgpuInstanceGetEncoderSessions(): typeof nvmlVgpuInstanceGetEn
 }
 let nvmlVgpuInstanceGetEncoderStats$: typeof nvmlVgpuInstanceGetEncoderStats | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
@@ -177,7 +177,7 @@ function bind$nvmlVgpuInstanceGetEncoderStats(): typeof nvmlVgpuInstanceGetEncod
 }
 let nvmlVgpuInstanceGetFBCSessions$: typeof nvmlVgpuInstanceGetFBCSessions | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
@@ -206,7 +206,7 @@ function bind$nvmlVgpuInstanceGetFBCSessions(): typeof nvmlVgpuInstanceGetFBCSes
 }
 let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStats_st {
@@ -218,7 +218,7 @@ export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStat
 }
 let nvmlVgpuInstanceGetFbUsage$: typeof nvmlVgpuInstanceGetFbUsage | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `fbUsage`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
@@ -239,7 +239,7 @@ function bind$nvmlVgpuInstanceGetFbUsage(): typeof nvmlVgpuInstanceGetFbUsage {
 }
 let nvmlVgpuInstanceGetFrameRateLimit$: typeof nvmlVgpuInstanceGetFrameRateLimit | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
@@ -260,7 +260,7 @@ function bind$nvmlVgpuInstanceGetFrameRateLimit(): typeof nvmlVgpuInstanceGetFra
 }
 let nvmlVgpuInstanceGetGpuInstanceId$: typeof nvmlVgpuInstanceGetGpuInstanceId | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `gpuInstanceId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
@@ -281,7 +281,7 @@ function bind$nvmlVgpuInstanceGetGpuInstanceId(): typeof nvmlVgpuInstanceGetGpuI
 }
 let nvmlVgpuInstanceGetGpuPciId$: typeof nvmlVgpuInstanceGetGpuPciId | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `vgpuPciId`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
@@ -303,7 +303,7 @@ function bind$nvmlVgpuInstanceGetGpuPciId(): typeof nvmlVgpuInstanceGetGpuPciId 
 }
 let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `licenseInfo`: out `nvmlVgpuLicenseInfo_st`.
  * @remarks [NVIDIA group `nvmlUtil` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpuLicenseInfo_st {
@@ -315,7 +315,7 @@ export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpu
 }
 let nvmlVgpuInstanceGetLicenseStatus$: typeof nvmlVgpuInstanceGetLicenseStatus | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `licensed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
@@ -337,7 +337,7 @@ function bind$nvmlVgpuInstanceGetLicenseStatus(): typeof nvmlVgpuInstanceGetLice
 }
 let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param size in `unsigned int`: capacity of `mdevUuid` in bytes.
  * @returns the value of `mdevUuid`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -351,7 +351,7 @@ export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number):
 }
 let nvmlVgpuInstanceGetMetadata$: typeof nvmlVgpuInstanceGetMetadata | undefined;
 /** API group `nvmlVgpuMigration`. `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ vgpuMetadata, bufferSize }`: `vgpuMetadata`: out `nvmlVgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
@@ -375,7 +375,7 @@ function bind$nvmlVgpuInstanceGetMetadata(): typeof nvmlVgpuInstanceGetMetadata 
 }
 let nvmlVgpuInstanceGetPlacementId$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param pPlacement in/out `nvmlVgpuPlacementId_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pPlacement`: in/out `nvmlVgpuPlacementId_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
@@ -390,7 +390,7 @@ export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement?
 }
 let nvmlVgpuInstanceGetRuntimeStateSize$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param pState in/out `nvmlVgpuRuntimeState_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pState`: in/out `nvmlVgpuRuntimeState_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
@@ -405,7 +405,7 @@ export function nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance: number, pState
 }
 let nvmlVgpuInstanceGetType$: typeof nvmlVgpuInstanceGetType | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @returns the value of `vgpuTypeId`: out `nvmlVgpuTypeId_t *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
@@ -426,7 +426,7 @@ function bind$nvmlVgpuInstanceGetType(): typeof nvmlVgpuInstanceGetType {
 }
 let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param size in `unsigned int`: capacity of `uuid` in bytes.
  * @returns the value of `uuid`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -440,7 +440,7 @@ export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): str
 }
 let nvmlVgpuInstanceGetVmDriverVersion$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -454,7 +454,7 @@ export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length:
 }
 let nvmlVgpuInstanceGetVmID$: typeof nvmlVgpuInstanceGetVmID | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
  * @param size in `unsigned int`: capacity of `vmId` in bytes.
  * @returns `{ vmId, vmIdType }`: `vmId`: out text (`char *`, length `size`); `vmIdType`: out `nvmlVgpuVmIdType_t *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -478,8 +478,8 @@ function bind$nvmlVgpuInstanceGetVmID(): typeof nvmlVgpuInstanceGetVmID {
 }
 let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @param encoderCapacity in `unsigned int`.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`: an unsigned 32-bit integer.
+ * @param encoderCapacity in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoderCapacity: number): void {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
@@ -489,7 +489,7 @@ export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoder
 }
 let nvmlVgpuTypeGetBAR1Info$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetBAR1Info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t *bar1Info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @param bar1Info in/out `nvmlVgpuTypeBar1Info_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `bar1Info`: in/out `nvmlVgpuTypeBar1Info_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -504,8 +504,8 @@ export function nvmlVgpuTypeGetBAR1Info(vgpuTypeId: number, bar1Info?: Partial<T
 }
 let nvmlVgpuTypeGetCapabilities$: typeof nvmlVgpuTypeGetCapabilities | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
- * @param capability in `nvmlVgpuCapability_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
+ * @param capability in `nvmlVgpuCapability_t`: one of the {@link T.nvmlVgpuCapability_t} values.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t): number {
@@ -527,7 +527,7 @@ function bind$nvmlVgpuTypeGetCapabilities(): typeof nvmlVgpuTypeGetCapabilities 
 }
 let nvmlVgpuTypeGetClass$: typeof nvmlVgpuTypeGetClass | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `vgpuTypeClass`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
@@ -549,7 +549,7 @@ function bind$nvmlVgpuTypeGetClass(): typeof nvmlVgpuTypeGetClass {
 }
 let nvmlVgpuTypeGetDeviceID$: typeof nvmlVgpuTypeGetDeviceID | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns `{ deviceID, subsystemID }`: `deviceID`: out `unsigned long long *`; `subsystemID`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
@@ -571,7 +571,7 @@ function bind$nvmlVgpuTypeGetDeviceID(): typeof nvmlVgpuTypeGetDeviceID {
 }
 let nvmlVgpuTypeGetFbReservation$: typeof nvmlVgpuTypeGetFbReservation | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `fbReservation`: out `unsigned long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number): bigint {
@@ -592,7 +592,7 @@ function bind$nvmlVgpuTypeGetFbReservation(): typeof nvmlVgpuTypeGetFbReservatio
 }
 let nvmlVgpuTypeGetFrameRateLimit$: typeof nvmlVgpuTypeGetFrameRateLimit | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
@@ -613,7 +613,7 @@ function bind$nvmlVgpuTypeGetFrameRateLimit(): typeof nvmlVgpuTypeGetFrameRateLi
 }
 let nvmlVgpuTypeGetFramebufferSize$: typeof nvmlVgpuTypeGetFramebufferSize | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `fbSize`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
@@ -634,7 +634,7 @@ function bind$nvmlVgpuTypeGetFramebufferSize(): typeof nvmlVgpuTypeGetFramebuffe
 }
 let nvmlVgpuTypeGetGpuInstanceProfileId$: typeof nvmlVgpuTypeGetGpuInstanceProfileId | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `gpuInstanceProfileId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
@@ -655,7 +655,7 @@ function bind$nvmlVgpuTypeGetGpuInstanceProfileId(): typeof nvmlVgpuTypeGetGpuIn
 }
 let nvmlVgpuTypeGetGspHeapSize$: typeof nvmlVgpuTypeGetGspHeapSize | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `gspHeapSize`: out `unsigned long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number): bigint {
@@ -676,7 +676,7 @@ function bind$nvmlVgpuTypeGetGspHeapSize(): typeof nvmlVgpuTypeGetGspHeapSize {
 }
 let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @param size in `unsigned int`: capacity of `vgpuTypeLicenseString` in bytes.
  * @returns the value of `vgpuTypeLicenseString`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -690,8 +690,8 @@ export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string
 }
 let nvmlVgpuTypeGetMaxInstances$: typeof nvmlVgpuTypeGetMaxInstances | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `nvmlDevice_t`.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param device in `nvmlDevice_t`: an opaque handle, such as `nvmlDeviceGetHandleByUUID` returns.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `vgpuInstanceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuTypeId: number): number {
@@ -726,7 +726,7 @@ export function nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance?: Partial
 }
 let nvmlVgpuTypeGetMaxInstancesPerVm$: typeof nvmlVgpuTypeGetMaxInstancesPerVm | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `vgpuInstanceCountPerVm`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
@@ -747,7 +747,7 @@ function bind$nvmlVgpuTypeGetMaxInstancesPerVm(): typeof nvmlVgpuTypeGetMaxInsta
 }
 let nvmlVgpuTypeGetName$: typeof nvmlVgpuTypeGetName | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `vgpuTypeName`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
@@ -769,7 +769,7 @@ function bind$nvmlVgpuTypeGetName(): typeof nvmlVgpuTypeGetName {
 }
 let nvmlVgpuTypeGetNumDisplayHeads$: typeof nvmlVgpuTypeGetNumDisplayHeads | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
  * @returns the value of `numDisplayHeads`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
@@ -790,8 +790,8 @@ function bind$nvmlVgpuTypeGetNumDisplayHeads(): typeof nvmlVgpuTypeGetNumDisplay
 }
 let nvmlVgpuTypeGetResolution$: typeof nvmlVgpuTypeGetResolution | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
- * @param displayIndex in `unsigned int`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`: an unsigned 32-bit integer.
+ * @param displayIndex in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ xdim, ydim }`: `xdim`: out `unsigned int *`; `ydim`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number): { xdim: number; ydim: number } {

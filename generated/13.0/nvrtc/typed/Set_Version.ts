@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvrtcSetFlowCallback$c: NativeFunction | undefined;
 /** API group `compilation`. `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param prog in `nvrtcProgram`.
+ * @param prog in `nvrtcProgram`: an opaque handle, such as `nvrtcCreateProgram` returns.
  * @param callback in C callback `int (*)(void *, void *)`.
  * @param payload in/out `void *`: address or host buffer.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
@@ -23,7 +23,7 @@ export function nvrtcSetFlowCallback(prog: T.nvrtcProgram | null, callback: T.Po
 }
 let nvrtcSetPCHHeapSize$c: NativeFunction | undefined;
 /** API group `precompiled_header`. `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `precompiled_header` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcSetPCHHeapSize(size: T.Int64): void {
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvrtcSetPCHHeapSize', 'size', size, false);

@@ -17,7 +17,7 @@ export function cudaCtxResetPersistingL2Cache(): void {
 }
 let cudaDestroyExternalMemory$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extMem in `cudaExternalMemory_t`.
+ * @param extMem in `cudaExternalMemory_t`: an opaque handle, such as `cudaImportExternalMemory` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
@@ -26,7 +26,7 @@ export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null)
 }
 let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param extSem in `cudaExternalSemaphore_t`.
+ * @param extSem in `cudaExternalSemaphore_t`: an opaque handle, such as `cudaImportExternalSemaphore` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
@@ -35,7 +35,7 @@ export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t |
 }
 let cudaDestroySurfaceObject$c: NativeFunction | undefined;
 /** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param surfObject in `cudaSurfaceObject_t`.
+ * @param surfObject in `cudaSurfaceObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateSurfaceObject` returns.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
@@ -44,7 +44,7 @@ export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
 }
 let cudaDestroyTextureObject$c: NativeFunction | undefined;
 /** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param texObject in `cudaTextureObject_t`.
+ * @param texObject in `cudaTextureObject_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53), such as `cudaCreateTextureObject` returns.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
@@ -53,8 +53,8 @@ export function cudaDestroyTextureObject(texObject: T.Int64): void {
 }
 let cudaDeviceCanAccessPeer$: typeof cudaDeviceCanAccessPeer | undefined;
 /** API group `CUDART_PEER`. `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
- * @param peerDevice in `int`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param peerDevice in `int`: a signed 32-bit integer.
  * @returns the value of `canAccessPeer`: out `int *`.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
@@ -76,7 +76,7 @@ function bind$cudaDeviceCanAccessPeer(): typeof cudaDeviceCanAccessPeer {
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDART_PEER`. `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerDevice in `int`.
+ * @param peerDevice in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
@@ -85,8 +85,8 @@ export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
 /** API group `CUDART_PEER`. `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param peerDevice in `int`.
- * @param flags in `unsigned int`.
+ * @param peerDevice in `int`: a signed 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
@@ -96,8 +96,8 @@ export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): v
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`.
- * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`.
+ * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`: one of the {@link T.cudaFlushGPUDirectRDMAWritesTarget} values.
+ * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`: one of the {@link T.cudaFlushGPUDirectRDMAWritesScope} values.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
@@ -107,8 +107,8 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
 }
 let cudaDeviceGetAttribute$: typeof cudaDeviceGetAttribute | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param attr in `enum cudaDeviceAttr`.
- * @param device in `int`.
+ * @param attr in `enum cudaDeviceAttr`: one of the {@link T.cudaDeviceAttr} values.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
@@ -170,7 +170,7 @@ function bind$cudaDeviceGetCacheConfig(): typeof cudaDeviceGetCacheConfig {
 }
 let cudaDeviceGetDefaultMemPool$: typeof cudaDeviceGetDefaultMemPool | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
@@ -196,7 +196,7 @@ function bind$cudaDeviceGetDefaultMemPool(): typeof cudaDeviceGetDefaultMemPool 
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @param attr in `enum cudaGraphMemAttributeType`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -213,7 +213,7 @@ let cudaDeviceGetHostAtomicCapabilities$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param operations in array of `cudaAtomicOperation`; at least `count` long.
  * @param count in `unsigned int`: length of `capabilities`; length of `operations`.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `capabilities`: out array of `u32`, `count` long.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetHostAtomicCapabilities(operations: readonly (T.cudaAtomicOperation)[] | Int32Array, count: number, device: number): Uint32Array {
@@ -228,7 +228,7 @@ export function cudaDeviceGetHostAtomicCapabilities(operations: readonly (T.cuda
 }
 let cudaDeviceGetLimit$: typeof cudaDeviceGetLimit | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
  * @returns the value of `pValue`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
@@ -254,7 +254,7 @@ function bind$cudaDeviceGetLimit(): typeof cudaDeviceGetLimit {
 }
 let cudaDeviceGetMemPool$: typeof cudaDeviceGetMemPool | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
@@ -281,8 +281,8 @@ function bind$cudaDeviceGetMemPool(): typeof cudaDeviceGetMemPool {
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvSciSyncAttrList in/out `void *`: address or host buffer.
- * @param device in `int`.
- * @param flags in `int`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param flags in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
   pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
@@ -295,8 +295,8 @@ let cudaDeviceGetP2PAtomicCapabilities$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param operations in array of `cudaAtomicOperation`; at least `count` long.
  * @param count in `unsigned int`: length of `capabilities`; length of `operations`.
- * @param srcDevice in `int`.
- * @param dstDevice in `int`.
+ * @param srcDevice in `int`: a signed 32-bit integer.
+ * @param dstDevice in `int`: a signed 32-bit integer.
  * @returns the value of `capabilities`: out array of `u32`, `count` long.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAtomicCapabilities(operations: readonly (T.cudaAtomicOperation)[] | Int32Array, count: number, srcDevice: number, dstDevice: number): Uint32Array {
@@ -312,9 +312,9 @@ export function cudaDeviceGetP2PAtomicCapabilities(operations: readonly (T.cudaA
 }
 let cudaDeviceGetP2PAttribute$: typeof cudaDeviceGetP2PAttribute | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param attr in `enum cudaDeviceP2PAttr`.
- * @param srcDevice in `int`.
- * @param dstDevice in `int`.
+ * @param attr in `enum cudaDeviceP2PAttr`: one of the {@link T.cudaDeviceP2PAttr} values.
+ * @param srcDevice in `int`: a signed 32-bit integer.
+ * @param dstDevice in `int`: a signed 32-bit integer.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
@@ -338,7 +338,7 @@ function bind$cudaDeviceGetP2PAttribute(): typeof cudaDeviceGetP2PAttribute {
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param len in `int`: capacity of `pciBusId` in bytes.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `pciBusId`: out text (`char *`, length `len`).
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
@@ -392,7 +392,7 @@ function bind$cudaDeviceGetStreamPriorityRange(): typeof cudaDeviceGetStreamPrio
 let cudaDeviceGetTexture1DLinearMaxWidth$: typeof cudaDeviceGetTexture1DLinearMaxWidth | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param fmtDesc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @returns the value of `maxWidthInElements`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
@@ -419,7 +419,7 @@ function bind$cudaDeviceGetTexture1DLinearMaxWidth(): typeof cudaDeviceGetTextur
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
@@ -428,7 +428,7 @@ export function cudaDeviceGraphMemTrim(device: number): void {
 }
 let cudaDeviceRegisterAsyncNotification$: typeof cudaDeviceRegisterAsyncNotification | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @param callbackFunc in C callback `cudaAsyncCallback`.
  * @param userData in/out `void *`: address or host buffer.
  * @returns the value of `callback`: out `cudaAsyncCallbackHandle_t *`.
@@ -466,7 +466,7 @@ export function cudaDeviceReset(): void {
 }
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param cacheConfig in `enum cudaFuncCache`.
+ * @param cacheConfig in `enum cudaFuncCache`: one of the {@link T.cudaFuncCache} values.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
@@ -475,7 +475,7 @@ export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @param attr in `enum cudaGraphMemAttributeType`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -489,8 +489,8 @@ export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraph
 }
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param limit in `enum cudaLimit`.
- * @param value in `size_t`.
+ * @param limit in `enum cudaLimit`: one of the {@link T.cudaLimit} values.
+ * @param value in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
@@ -500,8 +500,8 @@ export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
 }
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
- * @param memPool in `cudaMemPool_t`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
@@ -511,7 +511,7 @@ export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | 
 }
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE_DEPRECATED`. `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param config in `enum cudaSharedMemConfig`.
+ * @param config in `enum cudaSharedMemConfig`: one of the {@link T.cudaSharedMemConfig} values.
  * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
@@ -529,8 +529,8 @@ export function cudaDeviceSynchronize(): void {
 }
 let cudaDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
- * @param callback in `cudaAsyncCallbackHandle_t`.
+ * @param device in `int`: a signed 32-bit integer.
+ * @param callback in `cudaAsyncCallbackHandle_t`: an opaque handle, such as `cudaDeviceRegisterAsyncNotification` returns.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);

@@ -10,8 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphInstantiate$: typeof cudaGraphInstantiate | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param flags in `unsigned long long`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
@@ -38,8 +38,8 @@ function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
 }
 let cudaGraphInstantiateWithFlags$: typeof cudaGraphInstantiateWithFlags | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
- * @param flags in `unsigned long long`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
+ * @param flags in `unsigned long long`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
@@ -66,7 +66,7 @@ function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFl
 }
 let cudaGraphInstantiateWithParams$: typeof cudaGraphInstantiateWithParams | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param graph in `cudaGraph_t`.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param instantiateParams in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphExec, instantiateParams }`: `pGraphExec`: out `cudaGraphExec_t *`; `instantiateParams`: in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
@@ -90,8 +90,8 @@ function bind$cudaGraphInstantiateWithParams(): typeof cudaGraphInstantiateWithP
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hDst in `cudaGraphNode_t`.
- * @param hSrc in `cudaGraphNode_t`.
+ * @param hDst in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param hSrc in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hDst: T.cudaGraphNode_t | null, hSrc: T.cudaGraphNode_t | null): void {
   if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || Math.floor(hDst) !== hDst) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
@@ -101,8 +101,8 @@ export function cudaGraphKernelNodeCopyAttributes(hDst: T.cudaGraphNode_t | null
 }
 let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
- * @param attr in `cudaLaunchAttributeID`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param attr in `cudaLaunchAttributeID`: one of the {@link T.cudaLaunchAttributeID} values.
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
@@ -115,7 +115,7 @@ export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null,
 }
 let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @returns the value of `pNodeParams`: out `cudaKernelNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
@@ -127,8 +127,8 @@ export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.
 }
 let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hNode in `cudaGraphNode_t`.
- * @param attr in `cudaLaunchAttributeID`.
+ * @param hNode in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
+ * @param attr in `cudaLaunchAttributeID`: one of the {@link T.cudaLaunchAttributeID} values.
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
@@ -140,7 +140,7 @@ export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null,
 }
 let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
 /** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param node in `cudaGraphNode_t`.
+ * @param node in `cudaGraphNode_t`: an opaque handle, such as `cudaGraphAddChildGraphNode` returns.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {

@@ -19,7 +19,7 @@ export function cudaIpcCloseMemHandle(devPtr: T.Pointer): void {
 }
 let cudaIpcGetEventHandle$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param event in `cudaEvent_t`.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
  * @returns the value of `handle`: out `cudaIpcEventHandle_st`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
@@ -43,7 +43,7 @@ export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
 }
 let cudaIpcOpenEventHandle$: typeof cudaIpcOpenEventHandle | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudaIpcEventHandle_st` by value.
+ * @param handle in `cudaIpcEventHandle_st` by value: a {@link T.cudaIpcEventHandle_st} object, its fields checked before the call.
  * @returns the value of `event`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
@@ -69,8 +69,8 @@ function bind$cudaIpcOpenEventHandle(): typeof cudaIpcOpenEventHandle {
 }
 let cudaIpcOpenMemHandle$: typeof cudaIpcOpenMemHandle | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cudaIpcMemHandle_st` by value.
- * @param flags in `unsigned int`.
+ * @param handle in `cudaIpcMemHandle_st` by value: a {@link T.cudaIpcMemHandle_st} object, its fields checked before the call.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
@@ -97,10 +97,10 @@ function bind$cudaIpcOpenMemHandle(): typeof cudaIpcOpenMemHandle {
 }
 let cudaKernelSetAttributeForDevice$c: NativeFunction | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param kernel in `cudaKernel_t`.
- * @param attr in `enum cudaFuncAttribute`.
- * @param value in `int`.
- * @param device in `int`.
+ * @param kernel in `cudaKernel_t`: an opaque handle, such as `cudaGetKernel` returns.
+ * @param attr in `enum cudaFuncAttribute`: one of the {@link T.cudaFuncAttribute} values.
+ * @param value in `int`: a signed 32-bit integer.
+ * @param device in `int`: a signed 32-bit integer.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaKernelSetAttributeForDevice(kernel: T.cudaKernel_t | null, attr: T.cudaFuncAttribute, value: number, device: number): void {
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cudaKernelSetAttributeForDevice', 'kernel', kernel, true) as typeof kernel;
@@ -113,11 +113,11 @@ export function cudaKernelSetAttributeForDevice(kernel: T.cudaKernel_t | null, a
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param gridDim in `dim3` by value.
- * @param blockDim in `dim3` by value.
+ * @param gridDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
+ * @param blockDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
  * @param args in/out `void **`: address or host buffer, or null.
- * @param sharedMem in `size_t`.
- * @param stream in `cudaStream_t`.
+ * @param sharedMem in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchCooperativeKernel', 'func', func, true);
@@ -131,7 +131,7 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @param fn in C callback `cudaHostFn_t`.
  * @param userData in/out `void *`: address or host buffer.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
@@ -150,11 +150,11 @@ export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer 
 let cudaLaunchKernel$c: NativeFunction | undefined;
 /** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
- * @param gridDim in `dim3` by value.
- * @param blockDim in `dim3` by value.
+ * @param gridDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
+ * @param blockDim in `dim3` by value: a {@link T.dim3} object, its fields checked before the call.
  * @param args in/out `void **`: address or host buffer, or null.
- * @param sharedMem in `size_t`.
- * @param stream in `cudaStream_t`.
+ * @param sharedMem in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchKernel', 'func', func, true);

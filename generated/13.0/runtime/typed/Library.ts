@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cudaLibraryEnumerateKernels$c: NativeFunction | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param numKernels in `unsigned int`: length of `kernels`.
- * @param lib in `cudaLibrary_t`.
+ * @param lib in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @returns the value of `kernels`: out array of `cudaKernel_t`, `numKernels` long.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibrary_t | null): T.cudaKernel_t[] {
@@ -24,7 +24,7 @@ export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibra
 }
 let cudaLibraryGetGlobal$: typeof cudaLibraryGetGlobal | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `cudaLibrary_t`.
+ * @param library in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
@@ -48,7 +48,7 @@ function bind$cudaLibraryGetGlobal(): typeof cudaLibraryGetGlobal {
 }
 let cudaLibraryGetKernel$: typeof cudaLibraryGetKernel | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `cudaLibrary_t`.
+ * @param library in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @param name in string (`const char *`).
  * @returns the value of `pKernel`: out `cudaKernel_t *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
@@ -76,7 +76,7 @@ function bind$cudaLibraryGetKernel(): typeof cudaLibraryGetKernel {
 }
 let cudaLibraryGetKernelCount$: typeof cudaLibraryGetKernelCount | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param lib in `cudaLibrary_t`.
+ * @param lib in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
@@ -97,7 +97,7 @@ function bind$cudaLibraryGetKernelCount(): typeof cudaLibraryGetKernelCount {
 }
 let cudaLibraryGetManaged$: typeof cudaLibraryGetManaged | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `cudaLibrary_t`.
+ * @param library in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
@@ -121,7 +121,7 @@ function bind$cudaLibraryGetManaged(): typeof cudaLibraryGetManaged {
 }
 let cudaLibraryGetUnifiedFunction$: typeof cudaLibraryGetUnifiedFunction | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `cudaLibrary_t`.
+ * @param library in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @param symbol in string (`const char *`).
  * @returns the value of `fptr`: out `void **`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
@@ -221,7 +221,7 @@ function bind$cudaLibraryLoadFromFile(): typeof cudaLibraryLoadFromFile {
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;
 /** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param library in `cudaLibrary_t`.
+ * @param library in `cudaLibrary_t`: an opaque handle, such as `cudaLibraryLoadData` returns.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryUnload(library: T.cudaLibrary_t | null): void {
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryUnload', 'library', library, true) as typeof library;

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaLogsCurrent$: typeof cudaLogsCurrent | undefined;
 /** API group `CUDART_LOGS`. `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `iterator_out`: out `cudaLogIterator *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsCurrent(flags: number): number {
@@ -33,7 +33,7 @@ let cudaLogsDumpToFile$: typeof cudaLogsDumpToFile | undefined;
 /** API group `CUDART_LOGS`. `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `cudaLogIterator *`: this value in, the call's value returned.
  * @param pathToFile in string (`const char *`).
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `iterator`: in/out `cudaLogIterator *`: this value in, the call's value returned.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
@@ -57,7 +57,7 @@ function bind$cudaLogsDumpToFile(): typeof cudaLogsDumpToFile {
 let cudaLogsDumpToMemory$: typeof cudaLogsDumpToMemory | undefined;
 /** API group `CUDART_LOGS`. `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `cudaLogIterator *`: this value in, the call's value returned.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns `{ iterator, buffer }`: `iterator`: in/out `cudaLogIterator *`: this value in, the call's value returned; `buffer`: out text (`char *`, length `size`).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
@@ -109,7 +109,7 @@ function bind$cudaLogsRegisterCallback(): typeof cudaLogsRegisterCallback {
 }
 let cudaLogsUnregisterCallback$c: NativeFunction | undefined;
 /** API group `CUDART_LOGS`. `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param callback in `cudaLogsCallbackHandle`.
+ * @param callback in `cudaLogsCallbackHandle`: an opaque handle, such as `cudaLogsRegisterCallback` returns.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle | null): void {
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cudaLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
@@ -118,7 +118,7 @@ export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle | 
 }
 let cudaMalloc$: typeof cudaMalloc | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
@@ -145,9 +145,9 @@ function bind$cudaMalloc(): typeof cudaMalloc {
 let cudaMallocArray$: typeof cudaMallocArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param width in `size_t`.
- * @param height in `size_t`.
- * @param flags in `unsigned int`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
@@ -176,8 +176,8 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
 }
 let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param hStream in `cudaStream_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
@@ -204,9 +204,9 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
 }
 let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
 /** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param memPool in `cudaMemPool_t`.
- * @param stream in `cudaStream_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param memPool in `cudaMemPool_t`: an opaque handle, such as `cudaMemPoolCreate` returns.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
@@ -234,7 +234,7 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
 }
 let cudaMallocHost$: typeof cudaMallocHost | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
@@ -260,8 +260,8 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
 }
 let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `size_t`.
- * @param flags in `unsigned int`.
+ * @param size in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
@@ -289,9 +289,9 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
 let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param extent in `cudaExtent` by value.
- * @param numLevels in `unsigned int`.
- * @param flags in `unsigned int`.
+ * @param extent in `cudaExtent` by value: a {@link T.cudaExtent} object, its fields checked before the call.
+ * @param numLevels in `unsigned int`: an unsigned 32-bit integer.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
@@ -320,8 +320,8 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
 }
 let cudaMallocPitch$: typeof cudaMallocPitch | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param width in `size_t`.
- * @param height in `size_t`.
+ * @param width in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param height in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {

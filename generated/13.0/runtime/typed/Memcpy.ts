@@ -13,7 +13,7 @@ let cudaMemcpy$c: NativeFunction | undefined;
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy');
@@ -28,14 +28,14 @@ export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind:
 }
 let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaArray_t`.
- * @param wOffsetDst in `size_t`.
- * @param hOffsetDst in `size_t`.
- * @param src in `cudaArray_const_t`.
- * @param wOffsetSrc in `size_t`.
- * @param hOffsetSrc in `size_t`.
- * @param count in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param dst in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param wOffsetDst in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffsetDst in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param src in `cudaArray_const_t`: an opaque handle.
+ * @param wOffsetSrc in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffsetSrc in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param count in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
@@ -56,8 +56,8 @@ let cudaMemcpyAsync$c: NativeFunction | undefined;
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyAsync', 'count', count, false);
@@ -77,7 +77,7 @@ let cudaMemcpyBatchAsync$c: NativeFunction | undefined;
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param attrs in array of `struct cudaMemcpyAttributes`; its length is passed as `numAttrs`.
  * @param attrsIdxs in array of `size_t`; its length is passed as `numAttrs`.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyBatchAsync(dsts: readonly (number | bigint)[] | BigUint64Array, srcs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, attrs: readonly (T.cudaMemcpyAttributes)[] | Uint8Array, attrsIdxs: readonly (T.Int64)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const dsts$ = scalarArrayArg('cudaMemcpyBatchAsync', 'dsts', 'address', dsts, false);
@@ -94,11 +94,11 @@ export function cudaMemcpyBatchAsync(dsts: readonly (number | bigint)[] | BigUin
 let cudaMemcpyFromArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
- * @param src in `cudaArray_const_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
+ * @param src in `cudaArray_const_t`: an opaque handle.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param count in `size_t`: size of `dst` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
@@ -116,12 +116,12 @@ export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | n
 let cudaMemcpyFromArrayAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
- * @param src in `cudaArray_const_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
+ * @param src in `cudaArray_const_t`: an opaque handle.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param count in `size_t`: size of `dst` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
@@ -141,8 +141,8 @@ let cudaMemcpyFromSymbol$c: NativeFunction | undefined;
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromSymbol');
@@ -161,9 +161,9 @@ let cudaMemcpyFromSymbolAsync$c: NativeFunction | undefined;
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
@@ -180,9 +180,9 @@ export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, cou
 let cudaMemcpyPeer$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
- * @param dstDevice in `int`.
+ * @param dstDevice in `int`: a signed 32-bit integer.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param srcDevice in `int`.
+ * @param srcDevice in `int`: a signed 32-bit integer.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
@@ -200,11 +200,11 @@ export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer
 let cudaMemcpyPeerAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
- * @param dstDevice in `int`.
+ * @param dstDevice in `int`: a signed 32-bit integer.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param srcDevice in `int`.
+ * @param srcDevice in `int`: a signed 32-bit integer.
  * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
@@ -220,12 +220,12 @@ export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Po
 }
 let cudaMemcpyToArray$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaArray_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
+ * @param dst in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
@@ -242,13 +242,13 @@ export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, h
 }
 let cudaMemcpyToArrayAsync$c: NativeFunction | undefined;
 /** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaArray_t`.
- * @param wOffset in `size_t`.
- * @param hOffset in `size_t`.
+ * @param dst in `cudaArray_t`: an opaque handle, such as `cudaArrayGetPlane` returns.
+ * @param wOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param hOffset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `src` in bytes.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
@@ -268,8 +268,8 @@ let cudaMemcpyToSymbol$c: NativeFunction | undefined;
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToSymbol');
@@ -288,9 +288,9 @@ let cudaMemcpyToSymbolAsync$c: NativeFunction | undefined;
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
- * @param offset in `size_t`.
- * @param kind in `enum cudaMemcpyKind`.
- * @param stream in `cudaStream_t`.
+ * @param offset in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param kind in `enum cudaMemcpyKind`: one of the {@link T.cudaMemcpyKind} values.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);

@@ -29,7 +29,7 @@ function bind$cudaRuntimeGetVersion(): typeof cudaRuntimeGetVersion {
 }
 let cudaSetDevice$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param device in `int`.
+ * @param device in `int`: a signed 32-bit integer.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDevice(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaSetDevice', 'device', 'i32', device);
@@ -38,7 +38,7 @@ export function cudaSetDevice(device: number): void {
 }
 let cudaSetDeviceFlags$c: NativeFunction | undefined;
 /** API group `CUDART_DEVICE`. `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDeviceFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaSetDeviceFlags', 'flags', 'u32', flags);
@@ -59,7 +59,7 @@ let cudaSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
 /** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `cudaExternalSemaphore_t`; its length is passed as `numExtSems`.
  * @param paramsArray in `const struct cudaExternalSemaphoreSignalParams *`: a `cudaExternalSemaphoreSignalParams` object or its bytes.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaSignalExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreSignalParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
@@ -71,10 +71,10 @@ export function cudaSignalExternalSemaphoresAsync(extSemArray: readonly (T.cudaE
 }
 let cudaStreamAddCallback$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @param callback in C callback `cudaStreamCallback_t`.
  * @param userData in/out `void *`: address or host buffer.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamAddCallback', 'stream', stream, true) as typeof stream;
@@ -91,10 +91,10 @@ export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T
 }
 let cudaStreamAttachMemAsync$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @param devPtr in/out `void *`: address or host buffer.
- * @param length in `size_t`.
- * @param flags in `unsigned int`.
+ * @param length in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: T.Pointer, length: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamAttachMemAsync', 'stream', stream, true) as typeof stream;
@@ -106,8 +106,8 @@ export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: 
 }
 let cudaStreamBeginCapture$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
- * @param mode in `enum cudaStreamCaptureMode`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param mode in `enum cudaStreamCaptureMode`: one of the {@link T.cudaStreamCaptureMode} values.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cudaStreamCaptureMode): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamBeginCapture', 'stream', stream, true) as typeof stream;
@@ -117,11 +117,11 @@ export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cu
 }
 let cudaStreamBeginCaptureToGraph$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
- * @param graph in `cudaGraph_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param graph in `cudaGraph_t`: an opaque handle, such as `cudaGraphCreate` returns.
  * @param dependencies in array of `cudaGraphNode_t`; null allowed; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct cudaGraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
- * @param mode in `enum cudaStreamCaptureMode`.
+ * @param mode in `enum cudaStreamCaptureMode`: one of the {@link T.cudaStreamCaptureMode} values.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, graph: T.cudaGraph_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, mode: T.cudaStreamCaptureMode): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamBeginCaptureToGraph', 'stream', stream, true) as typeof stream;
@@ -135,8 +135,8 @@ export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, gra
 }
 let cudaStreamCopyAttributes$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param dst in `cudaStream_t`.
- * @param src in `cudaStream_t`.
+ * @param dst in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param src in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaStreamCopyAttributes', 'dst', dst, true) as typeof dst;
@@ -170,7 +170,7 @@ function bind$cudaStreamCreate(): typeof cudaStreamCreate {
 }
 let cudaStreamCreateWithFlags$: typeof cudaStreamCreateWithFlags | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
@@ -196,8 +196,8 @@ function bind$cudaStreamCreateWithFlags(): typeof cudaStreamCreateWithFlags {
 }
 let cudaStreamCreateWithPriority$: typeof cudaStreamCreateWithPriority | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param flags in `unsigned int`.
- * @param priority in `int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
+ * @param priority in `int`: a signed 32-bit integer.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
@@ -224,7 +224,7 @@ function bind$cudaStreamCreateWithPriority(): typeof cudaStreamCreateWithPriorit
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamDestroy', 'stream', stream, true) as typeof stream;
@@ -233,7 +233,7 @@ export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
 }
 let cudaStreamEndCapture$: typeof cudaStreamEndCapture | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamEndCapture(stream: T.cudaStream_t | null): T.cudaGraph_t {
@@ -259,8 +259,8 @@ function bind$cudaStreamEndCapture(): typeof cudaStreamEndCapture {
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `cudaStream_t`.
- * @param attr in `cudaLaunchAttributeID`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param attr in `cudaLaunchAttributeID`: one of the {@link T.cudaLaunchAttributeID} values.
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
@@ -273,7 +273,7 @@ export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.c
 }
 let cudaStreamGetCaptureInfo$: typeof cudaStreamGetCaptureInfo | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out }`: `captureStatus_out`: out `enum cudaStreamCaptureStatus *`; `id_out`: out `unsigned long long *`; `graph_out`: out `cudaGraph_t *`; `dependencies_out`: out `const cudaGraphNode_t **`; `edgeData_out`: out `const cudaGraphEdgeData **`; `numDependencies_out`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number; edgeData_out: number; numDependencies_out: number } {
@@ -299,7 +299,7 @@ function bind$cudaStreamGetCaptureInfo(): typeof cudaStreamGetCaptureInfo {
 }
 let cudaStreamGetDevice$: typeof cudaStreamGetDevice | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `cudaStream_t`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `device`: out `int *`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetDevice(hStream: T.cudaStream_t | null): number {
@@ -320,7 +320,7 @@ function bind$cudaStreamGetDevice(): typeof cudaStreamGetDevice {
 }
 let cudaStreamGetFlags$: typeof cudaStreamGetFlags | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `cudaStream_t`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t | null): number {
@@ -341,7 +341,7 @@ function bind$cudaStreamGetFlags(): typeof cudaStreamGetFlags {
 }
 let cudaStreamGetId$: typeof cudaStreamGetId | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `cudaStream_t`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `streamId`: out `unsigned long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetId(hStream: T.cudaStream_t | null): bigint {
@@ -362,7 +362,7 @@ function bind$cudaStreamGetId(): typeof cudaStreamGetId {
 }
 let cudaStreamGetPriority$: typeof cudaStreamGetPriority | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `cudaStream_t`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `priority`: out `int *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t | null): number {
@@ -383,7 +383,7 @@ function bind$cudaStreamGetPriority(): typeof cudaStreamGetPriority {
 }
 let cudaStreamIsCapturing$: typeof cudaStreamIsCapturing | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @returns the value of `pCaptureStatus`: out `enum cudaStreamCaptureStatus *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t | null): T.cudaStreamCaptureStatus {
@@ -404,7 +404,7 @@ function bind$cudaStreamIsCapturing(): typeof cudaStreamIsCapturing {
 }
 let cudaStreamQuery$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamQuery(stream: T.cudaStream_t | null): T.cudaError_t {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamQuery', 'stream', stream, true) as typeof stream;
@@ -414,8 +414,8 @@ export function cudaStreamQuery(stream: T.cudaStream_t | null): T.cudaError_t {
 }
 let cudaStreamSetAttribute$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param hStream in `cudaStream_t`.
- * @param attr in `cudaLaunchAttributeID`.
+ * @param hStream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param attr in `cudaLaunchAttributeID`: one of the {@link T.cudaLaunchAttributeID} values.
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
@@ -427,7 +427,7 @@ export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.c
 }
 let cudaStreamSynchronize$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSynchronize(stream: T.cudaStream_t | null): void {
   assertMayBlock('cudaStreamSynchronize');
@@ -437,10 +437,10 @@ export function cudaStreamSynchronize(stream: T.cudaStream_t | null): void {
 }
 let cudaStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
  * @param dependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct cudaGraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
- * @param flags in `unsigned int`.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamUpdateCaptureDependencies', 'stream', stream, true) as typeof stream;
@@ -453,9 +453,9 @@ export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | nul
 }
 let cudaStreamWaitEvent$c: NativeFunction | undefined;
 /** API group `CUDART_STREAM`. `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param stream in `cudaStream_t`.
- * @param event in `cudaEvent_t`.
- * @param flags in `unsigned int`.
+ * @param stream in `cudaStream_t`: an opaque handle, such as `cudaStreamCreate` returns.
+ * @param event in `cudaEvent_t`: an opaque handle, such as `cudaEventCreate` returns.
+ * @param flags in `unsigned int`: an unsigned 32-bit integer.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamWaitEvent(stream: T.cudaStream_t | null, event: T.cudaEvent_t | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamWaitEvent', 'stream', stream, true) as typeof stream;
