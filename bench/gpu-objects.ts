@@ -278,8 +278,24 @@ export function objectsPasses(O: Any, ptx: Buffer, { copies = true }: { copies?:
       if (ops % BATCH) stream.synchronize();
     },
   };
-  // The event and copy rows, as benchObjects measures them, so that they run interleaved with C too
-  // (the copy target compares them per repetition). A failure here leaves them to benchObjects.
+  const extras = extraPasses(O, passes, stream, copies);
+  return {
+    passes,
+    close: () => {
+      stream.synchronize();
+      for (const x of extras.reverse()) x.close();
+      dA.close();
+      dB.close();
+      stream.close();
+    },
+  };
+}
+
+/**
+ * The event and copy rows, as benchObjects measures them, so that they run interleaved with C too (the
+ * copy target compares them per repetition); a failure leaves them to benchObjects. Returns what to close.
+ */
+function extraPasses(O: Any, passes: Passes, stream: Any, copies: boolean): { close(): void }[] {
   const extras: { close(): void }[] = [];
   try {
     const a = O.Event.create();
@@ -304,14 +320,5 @@ export function objectsPasses(O: Any, ptx: Buffer, { copies = true }: { copies?:
   } catch (e) {
     log(`objects copies not interleaved: ${reason(e)}`);
   }
-  return {
-    passes,
-    close: () => {
-      stream.synchronize();
-      for (const x of extras.reverse()) x.close();
-      dA.close();
-      dB.close();
-      stream.close();
-    },
-  };
+  return extras;
 }

@@ -114,7 +114,10 @@ export function rawPasses(apiIn: RawApi, S: State): Passes {
 // Same rows through the typed layer (throws on failure, returns out-parameters).
 export function typedPasses(cuIn: Driver, S: State): Passes {
   const cu = {} as Driver; // as in rawPasses
-  for (const n of ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize']) (cu as unknown as Record<string, unknown>)[n] = (cuIn as unknown as Record<string, unknown>)[n];
+  const names = 'cuCtxGetCurrent cuDeviceGetAttribute cuEventElapsedTime cuEventRecord cuEventSynchronize cuLaunchKernel cuMemAllocAsync';
+  for (const n of `${names} cuMemFreeAsync cuMemcpyDtoHAsync cuMemcpyHtoDAsync cuStreamSynchronize`.split(' ')) {
+    (cu as unknown as Record<string, unknown>)[n] = (cuIn as unknown as Record<string, unknown>)[n];
+  }
   const outF = new Float32Array(1);
   const COPY_BYTES = S.COPY_BYTES;
   const ALLOC_BYTES = S.ALLOC_BYTES;

@@ -16,11 +16,11 @@ import { CPU_CLOCK, CPU_OPS, CPU_ROUNDS, FakeBuffer, type Pass, reportCpu, runCp
 function main(): void {
   // the env vars are read when cuBLAS / cuBLASLt first load, below
   const { lib, ctx, stream, legacy } = standIn('fake-cublas.c', 'cuda-ts-blas-cpu', 'libfakecublas.so', ['CUDA_TS_CUBLAS_LIBRARY', 'CUDA_TS_CUBLASLT_LIBRARY']);
-  const rawSgemm = lib.func('cublasSgemm_v2', 'int', ['uintptr_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t', 'uintptr_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t']) as (...a: unknown[]) => number;
+  const sgemmArgs = 'uintptr_t, int32_t, int32_t, int32_t, int32_t, int32_t, void *, uintptr_t, int32_t, uintptr_t, int32_t, void *, uintptr_t, int32_t';
+  const rawSgemm = lib.func(`int cublasSgemm_v2(${sgemmArgs})`) as (...a: unknown[]) => number;
   const cPass = lib.func('fake_sgemm_pass', 'int', ['uint64_t', 'uint64_t', 'uint64_t', 'uint64_t', 'long']) as (...a: unknown[]) => number;
   const gemms = lib.func('fake_cublas_gemms', 'long', []) as () => number;
   const binds = lib.func('fake_cublas_binds', 'long', []) as () => number;
-
   const at = (i: number): number => 0x7f0000000000 + i * 0x100000;
   const view = (i: number) => matrix(new FakeBuffer(64 * 64 * 4, at(i), ctx), { dtype: 'f32', rows: 64, cols: 64 });
   const [a, b, c] = [view(0), view(1), view(2)];
@@ -35,7 +35,6 @@ function main(): void {
   const alpha = new Float32Array([1]);
   const beta = new Float32Array([0]);
   const h = blas.handle;
-
   const passes: Record<string, Pass> = {
     C: (ops) => void cPass(h, at(0), at(1), at(2), ops),
     koffi: (ops) => { for (let i = 0; i < ops; i++) rawSgemm(h, 0, 0, 64, 64, 64, alpha, at(0), 64, at(1), 64, beta, at(2), 64); },

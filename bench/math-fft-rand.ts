@@ -9,7 +9,7 @@
 // passes alternate within each of the 5 repetitions, and each row reports the median per call.
 // CuPy's rows come from bench/python/bench_cupy_fft_rand.py (skipped with a reason where CuPy is absent).
 // Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON (default python3), CC (default gcc).
-import { DeviceBuffer, FftPlan, RandomGenerator, StridedView, fft } from '../src';
+import { DeviceBuffer, FftPlan, RandomGenerator, type Stream, StridedView, fft } from '../src';
 import { REPS, fmt, log, median, scaled, table } from './common';
 import { type Pass, buildNative as buildLibrary, cupyRows as runCupy, interleave, ok, runBench, startGpuBench, verdict } from './math-common';
 
@@ -79,10 +79,8 @@ function report(deviceName: string, results: { row: BenchRow; reps: Record<strin
   console.log(JSON.stringify({ impl: 'math-fft-rand', device: deviceName, rows: Object.fromEntries(results.map(({ row, reps }) => [row.name, reps])), cupy }));
 }
 
-function main(): void {
-  const { device, stream, native } = startGpuBench(buildNative, 'rows');
-  const h = stream.handle;
-
+/** The buffers, plans and generator of the rows: a 1k and a 16M C2C transform, 1M uniform floats. */
+function operands(stream: Stream) {
   const small = { n: 1024, bytes: 1024 * 8 };
   const large = { n: 1 << 24, bytes: (1 << 24) * 8 };
   const sx = DeviceBuffer.alloc(small.bytes, { stream }).memset(0, { stream });
@@ -95,6 +93,14 @@ function main(): void {
   const gen = RandomGenerator.create({ seed: 1, stream });
   const vx = StridedView.of(sx, { dtype: 'c64', shape: [small.n] });
   const vy = StridedView.of(sy, { dtype: 'c64', shape: [small.n] });
+  return { small, large, sx, sy, lx, ly, fill, smallPlan, largePlan, gen, vx, vy };
+}
+
+function main(): void {
+  const { device, stream, native } = startGpuBench(buildNative, 'rows');
+  const h = stream.handle;
+
+  const { small, large, sx, sy, lx, ly, fill, smallPlan, largePlan, gen, vx, vy } = operands(stream);
   const oneLiner = { out: vy, stream, normalize: 'none' as const };
   const f32 = { dtype: 'f32' as const };
 

@@ -370,7 +370,7 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFl
   // Targets.
   const verdicts: Verdict[] = [...gpuTargets(get, m), ...startupAndCpuTargets(st, cpuRes)];
   out.push('\ntargets (issues 5, 11, 17; the [lo-hi] of a ratio is the 95% interval of the median of the per-repetition ratios (their min-max up to 8 repetitions); PASS when all of it meets the target, "noisy" when it crosses the target):');
-  out.push(table(['target', 'row', 'judged on', 'value', 'verdict'], verdicts.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5));
+  out.push(verdictTable(verdicts));
 
   // await vs blocking synchronize.
   const blocking = m('cuda-ts-objects', 'launch_blocking_synchronize');
@@ -391,6 +391,21 @@ function machineWords(all: ImplResult[]): string {
     return r ? [typeof r.meta?.version === 'string' ? `${rt} ${r.meta.version}` : rt] : [];
   })];
   return `${gpu}${driver}, ${runtimes.join(', ')}`;
+}
+
+/** Pageable copies (issue 26 §4): the table by size and its verdicts (added to `verdicts`). */
+function stagingSection(stg: ImplResult[] | undefined, all: ImplResult[], verdicts: Verdict[]): string {
+  const [stagingRes, cupyRes] = [stg?.find((r) => r.impl === 'cuda-ts-staging'), stg?.find((r) => r.impl === 'cupy-copies')];
+  let text = `\n\n${stg ? stagingTable(stagingRes, cupyRes) : `pageable copies by size: skipped (${steps.staging?.skipped ?? 'not run'})`}`;
+  const sv = stagingVerdicts(stagingRes ?? { impl: 'cuda-ts-staging', meta: {}, rows: {}, skipped: steps.staging?.skipped ?? 'not run' }, rowLookup(all).m);
+  verdicts.push(...sv);
+  text += `\n\npageable copy targets (issue 26 §4):\n${verdictTable(sv)}`;
+  return text;
+}
+
+/** Target verdicts as a table: target, row, judged on, value, verdict (and why). */
+function verdictTable(vs: readonly { target: string; row: string; judged: string; value?: string; verdict: string; why?: string }[]): string {
+  return table(['target', 'row', 'judged on', 'value', 'verdict'], vs.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5);
 }
 
 async function main(): Promise<void> {
@@ -429,16 +444,9 @@ async function main(): Promise<void> {
     // Node, Bun and Deno, each against C in its own process (issue 26 §2, §3).
     const rv = runtimeVerdicts(all);
     verdicts.push(...rv);
-    text += `\n\n${runtimeTable(all)}\n\nJS runtime targets (issue 26 §2, §3; C in the same process):\n${table(['target', 'row', 'judged on', 'value', 'verdict'], rv.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5)}`;
+    text += `\n\n${runtimeTable(all)}\n\nJS runtime targets (issue 26 §2, §3; C in the same process):\n${verdictTable(rv)}`;
   }
-  {
-    // Pageable copies (issue 26 §4): the table by size and its verdicts.
-    const [stagingRes, cupyRes] = [stg?.find((r) => r.impl === 'cuda-ts-staging'), stg?.find((r) => r.impl === 'cupy-copies')];
-    text += `\n\n${stg ? stagingTable(stagingRes, cupyRes) : `pageable copies by size: skipped (${steps.staging?.skipped ?? 'not run'})`}`;
-    const sv = stagingVerdicts(stagingRes ?? { impl: 'cuda-ts-staging', meta: {}, rows: {}, skipped: steps.staging?.skipped ?? 'not run' }, rowLookup(all).m);
-    verdicts.push(...sv);
-    text += `\n\npageable copy targets (issue 26 §4):\n${table(['target', 'row', 'judged on', 'value', 'verdict'], sv.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5)}`;
-  }
+  text += stagingSection(stg, all, verdicts);
   // Awaiting GPU work (issue 46): its section and verdicts as bench/await.ts printed them.
   text += `\n\n${awt ? awt.text : `awaiting GPU work: skipped (${steps.await?.skipped ?? 'not run'})`}`;
   for (const v of awt?.verdicts ?? []) verdicts.push({ target: v.target, row: 'await', judged: 'one run (bench/await.ts)', value: v.value, verdict: v.verdict });

@@ -361,19 +361,23 @@ export class Matmul extends StreamBoundResource {
     if (aux !== this.pointers.aux) this.setPointer(DESC.AUX_POINTER, 'aux', aux);
     const ws = this.owned.workspace;
     const wsAddress = ws === undefined ? 0 : ws.launchAddress();
-    const algo = this.algos[this.chosen];
-    const h = this.handles;
-    const r = this.resolved;
-    const lt = this.ltMatmul;
     try {
-      lt(h[0], h[1], alpha, r[0].address, h[2], r[1].address, h[3], beta, r[2].address, h[4], r[3].address, h[5], algo.algo, wsAddress, algo.workspaceBytes, stream.handle);
+      this.enqueue(alpha, beta, wsAddress, stream.handle);
     } catch (e) {
       // another context current behind the door: nothing was enqueued on our stream; bind for real, call again
       if (!hinted || currentContextHandle() === this.context.handle) throw e;
       this.context.bind();
-      lt(h[0], h[1], alpha, r[0].address, h[2], r[1].address, h[3], beta, r[2].address, h[4], r[3].address, h[5], algo.algo, wsAddress, algo.workspaceBytes, stream.handle);
+      this.enqueue(alpha, beta, wsAddress, stream.handle);
     }
     return this;
+  }
+
+  /** The cublasLtMatmul of execute(), on the resolved operands and the chosen algorithm. */
+  private enqueue(alpha: ArrayBufferView, beta: ArrayBufferView, wsAddress: number, stream: Stream['handle']): void {
+    const algo = this.algos[this.chosen];
+    const h = this.handles;
+    const r = this.resolved;
+    this.ltMatmul(h[0], h[1], alpha, r[0].address, h[2], r[1].address, h[3], beta, r[2].address, h[4], r[3].address, h[5], algo.algo, wsAddress, algo.workspaceBytes, stream);
   }
 
   /** Resolves a, b, c and d against the plan into this.resolved and remembers them (execute's memo). */

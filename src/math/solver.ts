@@ -560,18 +560,7 @@ export class DenseSolver extends StreamBoundResource {
 
   private enqueueGesvd(a: StridedView, opts: { vectors?: 'all' | 'thin' | 'none'; s?: Operand; u?: Operand; vt?: Operand } | undefined): Pending<SvdResult> {
     const where = 'DenseSolver.gesvd';
-    const o = options(where, opts, ['vectors', 's', 'u', 'vt']);
-    const mode = o.vectors ?? 'all';
-    if (mode !== 'all' && mode !== 'thin' && mode !== 'none') throw new TypeError(`${where}: vectors must be 'all', 'thin' or 'none', got ${describe(mode)}`);
-    if (mode === 'none' && (o.u !== undefined || o.vt !== undefined)) throw new TypeError(`${where}: u and vt are not computed with vectors 'none'`);
-    const A = solverMatrix(where, 'a', a);
-    if (A.m < A.n) {
-      throw new RangeError(`${where}: cuSOLVER's gesvd needs rows ≥ cols of the column-major matrix; a ${A.colMajor ? 'column' : 'row'}-major ${A.rows}×${A.cols} a is not: decompose its transpose (aᵀ = v · diag(s) · uᵀ)`);
-    }
-    const shapes = svdShapes(A, mode);
-    const real = REAL_OF[A.dtype];
-    if (o.s !== undefined) outputVector(where, 's', o.s, real, A.n);
-    for (const [name, v, [r, c]] of [['u', o.u, shapes.u], ['vt', o.vt, shapes.vt]] as const) if (v !== undefined) outputMatrix(where, name, v, A.dtype, r, c, A.colMajor);
+    const { o, mode, A, shapes, real } = gesvdArgs(where, a, opts);
     const api = this.api(where);
     const allocated: DeviceBuffer[] = [];
     const made = (v: Operand | undefined, alloc: () => StridedView): Operand => {
@@ -594,8 +583,9 @@ export class DenseSolver extends StreamBoundResource {
       }
       const sAddress = operand(where, 's', s, real).address;
       const [h, p, job, dt, rt] = [this.handle, this.params, JOBS[mode], cudaDataType(where, A.dtype), cudaDataType(where, real)];
-      const sizes = api.cusolverDnXgesvd_bufferSize(h, p, job, job, A.m, A.n, dt, A.r.address, A.ld, rt, sAddress, dt, cuU.address, cuU.ld, dt, cuVT.address, cuVT.ld, dt);
-      const run: Run = (w, wb, hw, hb, info) => api.cusolverDnXgesvd(h, p, job, job, A.m, A.n, dt, A.r.address, A.ld, rt, sAddress, dt, cuU.address, cuU.ld, dt, cuVT.address, cuVT.ld, dt, w, wb, hw, hb, info);
+      const args = [h, p, job, job, A.m, A.n, dt, A.r.address, A.ld, rt, sAddress, dt, cuU.address, cuU.ld, dt, cuVT.address, cuVT.ld, dt] as const;
+      const sizes = api.cusolverDnXgesvd_bufferSize(...args);
+      const run: Run = (w, wb, hw, hb, info) => api.cusolverDnXgesvd(...args, w, wb, hw, hb, info);
       const value: SvdResult = mode === 'none' ? { s } : { s, u, vt };
       return this.launch(where, 'cusolverDnXgesvd', sizes, run, (info) => new ConvergenceError(where, 'cusolverDnXgesvd', info), value, allocated);
     } catch (e) {
@@ -617,4 +607,21 @@ function svdShapes(A: { m: number; n: number; colMajor: boolean }, mode: 'all' |
   const uCols = mode === 'all' ? A.m : A.n;
   if (A.colMajor) return { u: [A.m, uCols], vt: [A.n, A.n] };
   return { u: [A.n, A.n], vt: [uCols, A.m] };
+}
+
+/** gesvd's arguments checked: the options, the vectors mode, a as cuSOLVER sees it, the output shapes and real dtype. */
+function gesvdArgs(where: string, a: StridedView, opts: { vectors?: 'all' | 'thin' | 'none'; s?: Operand; u?: Operand; vt?: Operand } | undefined) {
+    const o = options(where, opts, ['vectors', 's', 'u', 'vt']);
+    const mode = o.vectors ?? 'all';
+    if (mode !== 'all' && mode !== 'thin' && mode !== 'none') throw new TypeError(`${where}: vectors must be 'all', 'thin' or 'none', got ${describe(mode)}`);
+    if (mode === 'none' && (o.u !== undefined || o.vt !== undefined)) throw new TypeError(`${where}: u and vt are not computed with vectors 'none'`);
+    const A = solverMatrix(where, 'a', a);
+    if (A.m < A.n) {
+      throw new RangeError(`${where}: cuSOLVER's gesvd needs rows ≥ cols of the column-major matrix; a ${A.colMajor ? 'column' : 'row'}-major ${A.rows}×${A.cols} a is not: decompose its transpose (aᵀ = v · diag(s) · uᵀ)`);
+    }
+    const shapes = svdShapes(A, mode);
+    const real = REAL_OF[A.dtype];
+    if (o.s !== undefined) outputVector(where, 's', o.s, real, A.n);
+    for (const [name, v, [r, c]] of [['u', o.u, shapes.u], ['vt', o.vt, shapes.vt]] as const) if (v !== undefined) outputMatrix(where, name, v, A.dtype, r, c, A.colMajor);
+  return { o, mode, A, shapes, real };
 }
