@@ -5,7 +5,21 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['generated/**', 'headers/**', 'dist/**', 'docs/api/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'bench/.build/**', 'test/fixtures/**', 'test/fuzz/fixture/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      'generated/**',
+      'headers/**',
+      'dist/**',
+      'docs/api/**',
+      'node_modules/**',
+      'coverage/**',
+      'bench/results/**',
+      'bench/.build/**',
+      'test/fixtures/**',
+      'test/fuzz/fixture/**',
+      '**/*.d.ts',
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -13,8 +27,23 @@ export default tseslint.config(
     files: ['**/*.{js,cjs,mjs}'],
     languageOptions: {
       globals: {
-        require: 'readonly', module: 'writable', exports: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', __filename: 'readonly',
-        Buffer: 'readonly', performance: 'readonly', global: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setImmediate: 'readonly', URL: 'readonly', globalThis: 'readonly', Deno: 'readonly', Bun: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        exports: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+        Buffer: 'readonly',
+        performance: 'readonly',
+        global: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setImmediate: 'readonly',
+        URL: 'readonly',
+        globalThis: 'readonly',
+        Deno: 'readonly',
+        Bun: 'readonly',
       },
     },
   },

@@ -79,14 +79,32 @@ function main(): void {
     stream.synchronize();
   };
   const rowOf = (m: MeasuredRow) => m.median;
-  rows['raw pair (door, 2 koffi calls)'] = rowOf(measure(pass(() => {
-    if (alloc(out, ALLOC_BYTES, h) !== 0) throw new Error('cuMemAllocAsync failed');
-    if (free(Number(out[0]), h) !== 0) throw new Error('cuMemFreeAsync failed');
-  }), OPS, BATCH));
+  rows['raw pair (door, 2 koffi calls)'] = rowOf(
+    measure(
+      pass(() => {
+        if (alloc(out, ALLOC_BYTES, h) !== 0) throw new Error('cuMemAllocAsync failed');
+        if (free(Number(out[0]), h) !== 0) throw new Error('cuMemFreeAsync failed');
+      }),
+      OPS,
+      BATCH,
+    ),
+  );
   const opts = { stream };
-  rows['objects, caching allocator'] = rowOf(measure(pass(() => O.DeviceBuffer.alloc(ALLOC_BYTES, opts).close()), OPS, BATCH));
+  rows['objects, caching allocator'] = rowOf(
+    measure(
+      pass(() => O.DeviceBuffer.alloc(ALLOC_BYTES, opts).close()),
+      OPS,
+      BATCH,
+    ),
+  );
   const uncached = { stream, cache: false };
-  rows['objects, { cache: false }'] = rowOf(measure(pass(() => O.DeviceBuffer.alloc(ALLOC_BYTES, uncached).close()), OPS, BATCH));
+  rows['objects, { cache: false }'] = rowOf(
+    measure(
+      pass(() => O.DeviceBuffer.alloc(ALLOC_BYTES, uncached).close()),
+      OPS,
+      BATCH,
+    ),
+  );
   const stats = O.CachingAllocator.stats(ctx);
   stream.close();
   rows['c (bench/native)'] = nativeC();
@@ -99,7 +117,10 @@ function main(): void {
   for (const [name, v] of Object.entries(rows)) {
     console.log(`| ${name} | ${typeof v === 'number' ? v.toFixed(0) : v} | ${typeof v === 'number' && typeof c === 'number' ? (v / c).toFixed(2) : ''} |`);
   }
-  if (typeof c === 'number') console.log(`allocator target: ${cached <= 0.5 * c ? 'PASS' : 'FAIL'} (objects caching allocator ${cached.toFixed(0)} ns = ${(cached / c).toFixed(2)}× C ${c.toFixed(0)} ns; target ≤ 0.5×)`);
+  if (typeof c === 'number')
+    console.log(
+      `allocator target: ${cached <= 0.5 * c ? 'PASS' : 'FAIL'} (objects caching allocator ${cached.toFixed(0)} ns = ${(cached / c).toFixed(2)}× C ${c.toFixed(0)} ns; target ≤ 0.5×)`,
+    );
   else console.log(`allocator target: not judged (${c})`);
   console.log(JSON.stringify({ loader: LOADER, ops: OPS, rows, stats }));
 }

@@ -106,7 +106,8 @@ const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
     while (!e.query()); // the same on an event recorded after the kernel (what a stream wait's marker is)
     e.close();
   },
-  ".async cuStreamSynchronize": (s) => new Promise<void>((res, rej) => asyncSync.async!(s.handle, (e, r) => (e || r ? rej(e ?? new Error(`status ${r}`)) : res()))),
+  '.async cuStreamSynchronize': (s) =>
+    new Promise<void>((res, rej) => asyncSync.async!(s.handle, (e, r) => (e || r ? rej(e ?? new Error(`status ${r}`)) : res()))),
 };
 
 /**
@@ -117,7 +118,11 @@ function lagOf(h: ReturnType<typeof monitorEventLoopDelay>): number {
   return h.count === 0 ? 0 : Math.max(0, h.max / 1e6 - 1);
 }
 
-interface Verdict { target: string; value: string; verdict: 'PASS' | 'FAIL' }
+interface Verdict {
+  target: string;
+  value: string;
+  verdict: 'PASS' | 'FAIL';
+}
 
 async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const names = Object.keys(METHODS).filter((m) => !m.startsWith('.async') || typeof asyncSync.async === 'function');
@@ -141,7 +146,11 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
       rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2), String(parks[i])]);
     }
     const st = median(samples[1]);
-    verdicts.push({ target: `resume after a ${ms * 1000} µs kernel: await stream.synchronized() ≤ 1.2× blocking and ≤ 50 µs`, value: `${st.toFixed(1)} µs (${(st / block).toFixed(2)}×; blocking ${block.toFixed(1)} µs)`, verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL' });
+    verdicts.push({
+      target: `resume after a ${ms * 1000} µs kernel: await stream.synchronized() ≤ 1.2× blocking and ≤ 50 µs`,
+      value: `${st.toFixed(1)} µs (${(st / block).toFixed(2)}×; blocking ${block.toFixed(1)} µs)`,
+      verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL',
+    });
   }
   return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked'], rows, 2)}`;
 }
@@ -149,7 +158,11 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
 async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const rows: string[][] = [];
   let maxLag = 0;
-  for (const [name, wait] of [['await stream.synchronized()', METHODS['await stream.synchronized()']], ['await event.synchronized()', METHODS['await event.synchronized()']], ["today's poll()", METHODS["today's poll()"]]] as const) {
+  for (const [name, wait] of [
+    ['await stream.synchronized()', METHODS['await stream.synchronized()']],
+    ['await event.synchronized()', METHODS['await event.synchronized()']],
+    ["today's poll()", METHODS["today's poll()"]],
+  ] as const) {
     const s = Stream.create({ nonBlocking: true });
     const pcts: number[] = [];
     for (let r = 0; r < 4; r++) {
@@ -168,7 +181,12 @@ async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
     }
     s.close();
     rows.push([name, ...pcts.map((p) => p.toFixed(2)), median(pcts).toFixed(2)]);
-    if (name !== "today's poll()") verdicts.push({ target: `CPU awaiting a 200 ms kernel (${name}) ≤ 2% of a core`, value: `${median(pcts).toFixed(2)}%`, verdict: median(pcts) <= 2 ? 'PASS' : 'FAIL' });
+    if (name !== "today's poll()")
+      verdicts.push({
+        target: `CPU awaiting a 200 ms kernel (${name}) ≤ 2% of a core`,
+        value: `${median(pcts).toFixed(2)}%`,
+        verdict: median(pcts) <= 2 ? 'PASS' : 'FAIL',
+      });
   }
   verdicts.push({ target: 'event loop worst lag during a 200 ms await ≤ 1 ms', value: `${maxLag.toFixed(2)} ms`, verdict: maxLag <= 1 ? 'PASS' : 'FAIL' });
   return `CPU of the process while awaiting a 200 ms kernel, % of one core (3 waits on one stream; their median):\n${table(['method', '1st', '2nd', '3rd', 'median'], rows)}`;
@@ -178,8 +196,16 @@ async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
 async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const first = await crowdOnce(c, false);
   const second = await crowdOnce(c, true);
-  verdicts.push({ target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left', value: first.value, verdict: first.pass && second.pass ? 'PASS' : 'FAIL' });
-  verdicts.push({ target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms', value: `${second.lagMs.toFixed(2)} ms`, verdict: second.lagMs <= 1 ? 'PASS' : 'FAIL' });
+  verdicts.push({
+    target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left',
+    value: first.value,
+    verdict: first.pass && second.pass ? 'PASS' : 'FAIL',
+  });
+  verdicts.push({
+    target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms',
+    value: `${second.lagMs.toFixed(2)} ms`,
+    verdict: second.lagMs <= 1 ? 'PASS' : 'FAIL',
+  });
   return `${first.text}\n${second.text}`;
 }
 
@@ -226,7 +252,8 @@ async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; valu
   const waitPct = (cpuMs / (t2 - t1)) * 100;
   const value = `${resumed}/1000 resumed, ${waitPct.toFixed(1)}% of a core over ${(t2 - t1).toFixed(1)} ms (${cpuMs.toFixed(2)} µs of CPU per await), ${left} left`;
   const pass = resumed === 1000 && left === 0 && (withLag || waitPct <= 5);
-  const text = `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms after a ${GATE_MS} ms gate; 3 of 4 stream waits, 1 of 4 event waits): ` +
+  const text =
+    `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms after a ${GATE_MS} ms gate; 3 of 4 stream waits, 1 of 4 event waits): ` +
     `issuing ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU over ${(t1 - t0).toFixed(1)} ms; ` +
     `from the last await issued (the gate opens ${GATE_MS} ms after the first launch) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
     (withLag ? `; worst lag ${lagOf(lag).toFixed(2)} ms` : '');
@@ -280,7 +307,11 @@ async function launchPath(c: Ctx, verdicts: Verdict[]): Promise<string> {
   s.close();
   const m = (state: (typeof states)[number], k: 'n256' | 'n2000' | 'rt'): number => median(got[state][k]);
   const ratio = m('parked', 'n2000') / m('busy', 'n2000');
-  verdicts.push({ target: 'launch path unchanged: launch with 64 parked waits ≤ 1.01× with the same 64 streams busy and nothing awaited', value: `${m('parked', 'n2000').toFixed(0)} vs ${m('busy', 'n2000').toFixed(0)} ns (${ratio.toFixed(3)}×; idle GPU ${m('idle', 'n2000').toFixed(0)} ns)`, verdict: ratio <= 1.01 ? 'PASS' : 'FAIL' });
+  verdicts.push({
+    target: 'launch path unchanged: launch with 64 parked waits ≤ 1.01× with the same 64 streams busy and nothing awaited',
+    value: `${m('parked', 'n2000').toFixed(0)} vs ${m('busy', 'n2000').toFixed(0)} ns (${ratio.toFixed(3)}×; idle GPU ${m('idle', 'n2000').toFixed(0)} ns)`,
+    verdict: ratio <= 1.01 ? 'PASS' : 'FAIL',
+  });
   const rows = states.map((k) => [k, m(k, 'n256').toFixed(0), m(k, 'n2000').toFixed(0), m(k, 'rt').toFixed(1)]);
   return `launch enqueue, 4 arguments (medians of 11, interleaved, order alternated; parkOn '${configureWaits().parkOn}'): ns per launch over 256 and over 2,000 launches; launch+synchronize µs:\n${table(['state', '256', '2,000', 'round trip'], rows)}`;
 }
@@ -336,7 +367,9 @@ async function kernelHops(c: Ctx, s: Stream, h: HopRig): Promise<string[]> {
     for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
     gpuHop.push(Number(h.stamp[1] - c.stamp[0]) / 1000);
   }
-  lines.push(`kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait: median ${median(gpuHop).toFixed(1)} µs, max ${Math.max(...gpuHop).toFixed(1)}`);
+  lines.push(
+    `kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait: median ${median(gpuHop).toFixed(1)} µs, max ${Math.max(...gpuHop).toFixed(1)}`,
+  );
   const flushAddr = h.dlsym(null, 'fflush');
   const gpuPipe: number[] = [];
   for (let r = 0; r < 21; r++) {
@@ -349,7 +382,9 @@ async function kernelHops(c: Ctx, s: Stream, h: HopRig): Promise<string[]> {
     for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
     gpuPipe.push(Number(t - c.stamp[0]) / 1000);
   }
-  lines.push(`kernel end (flag) -> host function fflush -> pipe -> JS on the main loop: median ${median(gpuPipe).toFixed(1)} µs, max ${Math.max(...gpuPipe).toFixed(1)}`);
+  lines.push(
+    `kernel end (flag) -> host function fflush -> pipe -> JS on the main loop: median ${median(gpuPipe).toFixed(1)} µs, max ${Math.max(...gpuPipe).toFixed(1)}`,
+  );
   return lines;
 }
 
@@ -394,7 +429,9 @@ async function hops(c: Ctx): Promise<string> {
   for (let i = 0; i < 10_000; i++) s.query();
   const tq2 = process.hrtime.bigint();
   for (let i = 0; i < 10_000; i++) ev.query();
-  lines.push(`cuStreamQuery through Stream.query(): ${(Number(tq2 - tq) / 1e4).toFixed(0)} ns; cuEventQuery through Event.query(): ${(Number(process.hrtime.bigint() - tq2) / 1e4).toFixed(0)} ns`);
+  lines.push(
+    `cuStreamQuery through Stream.query(): ${(Number(tq2 - tq) / 1e4).toFixed(0)} ns; cuEventQuery through Event.query(): ${(Number(process.hrtime.bigint() - tq2) / 1e4).toFixed(0)} ns`,
+  );
   // sem_post in a worker -> koffi .async sem_wait returns -> JS callback on the (sleeping) main loop
   const asyncHop: number[] = [];
   for (let r = 0; r < 21; r++) {
@@ -433,7 +470,10 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
   const host = PinnedHostBuffer.alloc(4096);
   const sab = new SharedArrayBuffer(32);
   const c: Ctx = { spin, host, ctl: new Int32Array(sab, 0, 4), stamp: new BigInt64Array(sab, 16, 1) };
-  const worker = new Worker(WATCHER, { eval: true, workerData: { sab, address: (host as unknown as { address: number }).address, koffi: require.resolve('koffi') } });
+  const worker = new Worker(WATCHER, {
+    eval: true,
+    workerData: { sab, address: (host as unknown as { address: number }).address, koffi: require.resolve('koffi') },
+  });
   const verdicts: Verdict[] = [];
   const parts: string[] = [`awaiting GPU work (issue 46): wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`];
   try {
@@ -450,17 +490,26 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
   host.close();
   mod.close();
   program.close();
-  parts.push(`await targets:\n${table(['target', 'value', 'verdict'], verdicts.map((v) => [v.target, v.value, v.verdict]), 2)}`);
+  parts.push(
+    `await targets:\n${table(
+      ['target', 'value', 'verdict'],
+      verdicts.map((v) => [v.target, v.value, v.verdict]),
+      2,
+    )}`,
+  );
   return { text: parts.join('\n\n'), verdicts };
 }
 
 if (require.main === module || process.argv[1] === __filename) {
-  awaitSection().then(({ text, verdicts }) => {
-    console.log(text);
-    if (process.argv[2]) writeFileSync(process.argv[2], JSON.stringify({ text, verdicts }, null, 1));
-    process.exit(0);
-  }, (e) => {
-    console.error(e);
-    process.exit(1);
-  });
+  awaitSection().then(
+    ({ text, verdicts }) => {
+      console.log(text);
+      if (process.argv[2]) writeFileSync(process.argv[2], JSON.stringify({ text, verdicts }, null, 1));
+      process.exit(0);
+    },
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -20,7 +20,9 @@ function main(): void {
   try {
     // the support package sits in src/runtime before the layout of issue 24, in SUPPORT_DIR after it
     // (transpileTree follows relative requires into either)
-    const paths = ['src', SUPPORT_DIR, 'generated/13.0'].filter((p) => execFileSync('git', ['ls-tree', '--name-only', commit, p], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '');
+    const paths = ['src', SUPPORT_DIR, 'generated/13.0'].filter(
+      (p) => execFileSync('git', ['ls-tree', '--name-only', commit, p], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '',
+    );
     const tar = execFileSync('git', ['archive', commit, ...paths], { cwd: REPO_ROOT, maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', src], { input: tar });
     rmSync(BEFORE_DIR, { recursive: true, force: true });

@@ -39,7 +39,8 @@ function checkRows(rows: unknown): asserts rows is ChartRow[] {
     for (const [impl, v] of Object.entries(r.ratios)) {
       if (v === undefined || v === null) continue;
       if (typeof v !== 'number') throw new TypeError(`ratioChart: rows[${i}].ratios[${JSON.stringify(impl)}] must be a number, got ${typeof v}`);
-      if (!Number.isFinite(v) || v <= 0) throw new RangeError(`ratioChart: rows[${i}].ratios[${JSON.stringify(impl)}] must be a finite ratio above 0, got ${v}`);
+      if (!Number.isFinite(v) || v <= 0)
+        throw new RangeError(`ratioChart: rows[${i}].ratios[${JSON.stringify(impl)}] must be a finite ratio above 0, got ${v}`);
     }
   });
 }
@@ -78,7 +79,9 @@ export function ratioChart(rows: readonly ChartRow[], options: ChartOptions = {}
       const by = y + k * bar;
       const color = PALETTE[impls.indexOf(impl) % PALETTE.length];
       const w = Math.max(1, x(ratio) - labelWidth);
-      out.push(`<rect class="bar" data-impl="${escapeXml(impl)}" data-ratio="${ratio}" x="${labelWidth}" y="${by + 1}" width="${w.toFixed(1)}" height="${bar - 2}" fill="${color}"><title>${escapeXml(`${impl}: ${ratio.toFixed(2)}×`)}</title></rect>`);
+      out.push(
+        `<rect class="bar" data-impl="${escapeXml(impl)}" data-ratio="${ratio}" x="${labelWidth}" y="${by + 1}" width="${w.toFixed(1)}" height="${bar - 2}" fill="${color}"><title>${escapeXml(`${impl}: ${ratio.toFixed(2)}×`)}</title></rect>`,
+      );
       out.push(`<text x="${(labelWidth + w + 4).toFixed(1)}" y="${by + bar - 3}" class="value">${ratio.toFixed(2)}×${ratio > maxRatio ? ' ▸' : ''}</text>`);
     });
     y += height + gap;

@@ -92,7 +92,14 @@ export function measure(pass: (ops: number) => void, ops: number, warmOps: numbe
 }
 
 /** Same as measure() for passes that await. */
-export async function measureAsync(pass: (ops: number) => Promise<void>, ops: number, warmOps: number, unit: Unit = 'ns', bytesPerOp = 0, reps = REPS): Promise<MeasuredRow> {
+export async function measureAsync(
+  pass: (ops: number) => Promise<void>,
+  ops: number,
+  warmOps: number,
+  unit: Unit = 'ns',
+  bytesPerOp = 0,
+  reps = REPS,
+): Promise<MeasuredRow> {
   await pass(warmOps);
   const out: number[] = [];
   for (let k = 0; k < reps; k++) {
@@ -117,7 +124,10 @@ export function log(msg: string): void {
 export class Impl {
   readonly rows: Record<string, Row> = {};
   readonly meta: Record<string, unknown> = {};
-  constructor(readonly name: string, private readonly deadline = Infinity) {}
+  constructor(
+    readonly name: string,
+    private readonly deadline = Infinity,
+  ) {}
 
   async row(name: string, thunk: () => MeasuredRow | Promise<MeasuredRow>): Promise<void> {
     if (this.rows[name]) return; // measured already (the interleaved phase of bench/gpu.ts)
@@ -167,7 +177,11 @@ export function resultsDir(): string {
 /** Fixed-width text table. */
 export function table(header: string[], rows: string[][], leftCols = 1): string {
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i < leftCols ? (c ?? '').padEnd(w[i]) : (c ?? '').padStart(w[i]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i < leftCols ? (c ?? '').padEnd(w[i]) : (c ?? '').padStart(w[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)].join('\n');
 }
 

@@ -175,11 +175,51 @@ function overheadTable(rows: Record<string, MeasuredRow>, lastError: number, ver
     return `${fmt(r.median, 2)}x [${fmt(r.min, 2)}-${fmt(r.max, 2)}]`;
   };
   return [
-    ['cudaRuntimeGetVersion(int*), js', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw']), fmt(med['getVersion/typed']), x('getVersion/raw', 'getVersion/koffi'), x('getVersion/typed', 'getVersion/koffi'), x('getVersion/typed', 'getVersion/raw'), `<= ${TARGET_TYPED_VS_RAW}x`, verdictTR],
-    ['cudaRuntimeGetVersion(int*), tsx', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw-tsx']), fmt(med['getVersion/typed-tsx']), x('getVersion/raw-tsx', 'getVersion/koffi'), x('getVersion/typed-tsx', 'getVersion/koffi'), x('getVersion/typed-tsx', 'getVersion/raw-tsx'), '', 'info'],
+    [
+      'cudaRuntimeGetVersion(int*), js',
+      fmt(med['getVersion/koffi']),
+      fmt(med['getVersion/raw']),
+      fmt(med['getVersion/typed']),
+      x('getVersion/raw', 'getVersion/koffi'),
+      x('getVersion/typed', 'getVersion/koffi'),
+      x('getVersion/typed', 'getVersion/raw'),
+      `<= ${TARGET_TYPED_VS_RAW}x`,
+      verdictTR,
+    ],
+    [
+      'cudaRuntimeGetVersion(int*), tsx',
+      fmt(med['getVersion/koffi']),
+      fmt(med['getVersion/raw-tsx']),
+      fmt(med['getVersion/typed-tsx']),
+      x('getVersion/raw-tsx', 'getVersion/koffi'),
+      x('getVersion/typed-tsx', 'getVersion/koffi'),
+      x('getVersion/typed-tsx', 'getVersion/raw-tsx'),
+      '',
+      'info',
+    ],
     ['  koffi, Uint8Array(8) sub-view out-param', fmt(med['getVersion/koffi-u8slot']), '', '', '', '', '', '', 'info'],
-    ['cudaGetLastError() (no args), js', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw']), med['getLastError/typed'] !== undefined ? fmt(med['getLastError/typed']) : 'skip', x('getLastError/raw', 'getLastError/koffi'), '', med['getLastError/typed'] !== undefined ? x('getLastError/typed', 'getLastError/raw') : `- (returns ${lastError})`, '', 'info'],
-    ['cudaGetLastError() (no args), tsx', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw-tsx']), '', x('getLastError/raw-tsx', 'getLastError/koffi'), '', '', '', 'info'],
+    [
+      'cudaGetLastError() (no args), js',
+      fmt(med['getLastError/koffi']),
+      fmt(med['getLastError/raw']),
+      med['getLastError/typed'] !== undefined ? fmt(med['getLastError/typed']) : 'skip',
+      x('getLastError/raw', 'getLastError/koffi'),
+      '',
+      med['getLastError/typed'] !== undefined ? x('getLastError/typed', 'getLastError/raw') : `- (returns ${lastError})`,
+      '',
+      'info',
+    ],
+    [
+      'cudaGetLastError() (no args), tsx',
+      fmt(med['getLastError/koffi']),
+      fmt(med['getLastError/raw-tsx']),
+      '',
+      x('getLastError/raw-tsx', 'getLastError/koffi'),
+      '',
+      '',
+      '',
+      'info',
+    ],
   ];
 }
 
@@ -217,7 +257,9 @@ function main(): void {
   const qTRx = q('getVersion/typed-tsx', 'getVersion/raw-tsx');
   const verdictTR = judgeRatios(qTR, TARGET_TYPED_VS_RAW, 'lower');
   const rowsOut = overheadTable(rows, lastError, verdictTR);
-  console.log(`\nCPU call overhead against libcudart (ns/call; node ${process.version}, koffi ${koffi.version ?? '?'}). ${N} calls per implementation per repetition, ${repetitionWords(REPS)}. A cell is the median over the repetitions; a ratio "m [min-max]" is the median of the per-repetition ratios and their min-max; the verdict is PASS when the median's 95% interval (order statistics; min-max up to 8 repetitions) meets the target, FAIL when none of it does, noisy otherwise.\n`);
+  console.log(
+    `\nCPU call overhead against libcudart (ns/call; node ${process.version}, koffi ${koffi.version ?? '?'}). ${N} calls per implementation per repetition, ${repetitionWords(REPS)}. A cell is the median over the repetitions; a ratio "m [min-max]" is the median of the per-repetition ratios and their min-max; the verdict is PASS when the median's 95% interval (order statistics; min-max up to 8 repetitions) meets the target, FAIL when none of it does, noisy otherwise.\n`,
+  );
   console.log(table(['call, cuda-ts loaded as', 'koffi', 'raw', 'typed', 'raw/koffi', 'typed/koffi', 'typed/raw', 'target', ''], rowsOut));
   printStartups(startup);
 
@@ -237,7 +279,9 @@ function main(): void {
     // Medians of the per-repetition ratios (spreads: with their min-max).
     ratios: { typed_vs_raw: qTR.median, typed_vs_koffi: qTK.median, raw_vs_koffi: qRK.median, tsx_typed_vs_raw: qTRx.median },
     spreads: { typed_vs_raw: qTR, typed_vs_koffi: qTK, raw_vs_koffi: qRK, tsx_typed_vs_raw: qTRx },
-    targets: { typed_vs_raw: { target: `<= ${TARGET_TYPED_VS_RAW}`, value: qTR.median, spread: [qTR.min, qTR.max], verdict: verdictTR, pass: verdictTR === 'PASS' } },
+    targets: {
+      typed_vs_raw: { target: `<= ${TARGET_TYPED_VS_RAW}`, value: qTR.median, spread: [qTR.min, qTR.max], verdict: verdictTR, pass: verdictTR === 'PASS' },
+    },
     startup,
   };
   const outPath = process.argv[2] ?? join(resultsDir(), 'cpu.json');

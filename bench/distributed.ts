@@ -36,7 +36,10 @@ async function rank(): Promise<void> {
   const n = comm.count;
   const median = [...passes].sort((a, b) => a - b)[Math.floor(PASSES / 2)];
   const alg = (BYTES * OPS) / (median / 1000) / 1e9;
-  if (comm.rank === 0) process.stdout.write(`${JSON.stringify({ impl: 'cuda-ts', ranks: n, algGBs: +alg.toFixed(2), busGBs: +(alg * 2 * (n - 1) / n).toFixed(2), passesMs: passes.map((x) => +x.toFixed(2)) })}\n`);
+  if (comm.rank === 0)
+    process.stdout.write(
+      `${JSON.stringify({ impl: 'cuda-ts', ranks: n, algGBs: +alg.toFixed(2), busGBs: +((alg * 2 * (n - 1)) / n).toFixed(2), passesMs: passes.map((x) => +x.toFixed(2)) })}\n`,
+    );
   await comm.barrier();
   buf.close();
   stream.close();
@@ -44,7 +47,10 @@ async function rank(): Promise<void> {
 }
 
 function lastJson(out: string): Record<string, number> | undefined {
-  const line = out.split('\n').filter((l) => l.startsWith('{')).pop();
+  const line = out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .pop();
   return line ? JSON.parse(line) : undefined;
 }
 
@@ -67,20 +73,29 @@ function orchestrate(): void {
   const rows: string[] = [];
   for (const [mode, extra] of modes) {
     const env = { ...process.env, NCCL_NVLS_ENABLE: '0', ...extra };
-    const ts = spawnSync(process.execPath, [resolve(root, 'bin/cuda-ts-run.js'), '--nproc-per-node', String(nproc), __filename], { env, encoding: 'utf8', timeout: 300_000 });
-    const py = spawnSync('torchrun', ['--standalone', `--nproc-per-node=${nproc}`, resolve(root, 'bench/python/bench_torch_rendezvous.py')], { env, encoding: 'utf8', timeout: 300_000 });
+    const ts = spawnSync(process.execPath, [resolve(root, 'bin/cuda-ts-run.js'), '--nproc-per-node', String(nproc), __filename], {
+      env,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    const py = spawnSync('torchrun', ['--standalone', `--nproc-per-node=${nproc}`, resolve(root, 'bench/python/bench_torch_rendezvous.py')], {
+      env,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     const a = lastJson(ts.stdout ?? '');
     const b = lastJson(py.stdout ?? '');
     if (!a) process.stderr.write(`cuda-ts (${mode}) failed: ${ts.stderr?.slice(-2000)}\n`);
-    if (!b) process.stderr.write(`torch (${mode}) failed: ${(py.error?.message ?? '')} ${py.stderr?.slice(-2000)}\n`);
+    if (!b) process.stderr.write(`torch (${mode}) failed: ${py.error?.message ?? ''} ${py.stderr?.slice(-2000)}\n`);
     const ratio = a && b ? ` (${((a.busGBs / b.busGBs) * 100).toFixed(1)}% of PyTorch)` : '';
     rows.push(`${nproc} ranks, ${mode}: cuda-ts ${a ? `${a.busGBs} GB/s` : 'failed'}, PyTorch ${b ? `${b.busGBs} GB/s` : 'failed'}${ratio}`);
     console.log(`busbw 256MiB f32 all-reduce — ${rows.at(-1)}`);
   }
 }
 
-if (process.env.RANK !== undefined) rank().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (process.env.RANK !== undefined)
+  rank().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 else orchestrate();

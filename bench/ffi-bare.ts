@@ -57,7 +57,10 @@ function denoBare(): Bare {
 }
 
 function bunBare(): Bare {
-  const ffi = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, Fn> }; ptr(b: ArrayBufferView): number };
+  const ffi = require('bun:ffi') as {
+    dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, Fn> };
+    ptr(b: ArrayBufferView): number;
+  };
   const s = ffi.dlopen(LIBCUDA, {
     cuCtxGetCurrent: { args: ['ptr'], returns: 'i32' },
     cuDeviceGetAttribute: { args: ['ptr', 'i32', 'i32'], returns: 'i32' },

@@ -40,14 +40,22 @@ interface LoopFns {
 
 /** ffi_loop_ctx / ffi_loop_attr through the runtime's own FFI (koffi under Node). */
 function loopFunctions(lib: string): LoopFns {
-  const g = globalThis as { Bun?: unknown; Deno?: { dlopen(p: string, s: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, (...a: unknown[]) => unknown> } } };
+  const g = globalThis as {
+    Bun?: unknown;
+    Deno?: { dlopen(p: string, s: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, (...a: unknown[]) => unknown> } };
+  };
   if (g.Bun) {
-    const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
+    const { dlopen } = require('bun:ffi') as {
+      dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> };
+    };
     const s = dlopen(lib, { ffi_loop_ctx: { args: ['i64'], returns: 'i64' }, ffi_loop_attr: { args: ['i64', 'i32'], returns: 'i64' } }).symbols;
     return { ctx: (n) => Number(s.ffi_loop_ctx(n)), attr: (n, a) => Number(s.ffi_loop_attr(n, a)) };
   }
   if (g.Deno) {
-    const s = g.Deno.dlopen(lib, { ffi_loop_ctx: { parameters: ['i64'], result: 'i64' }, ffi_loop_attr: { parameters: ['i64', 'i32'], result: 'i64' } }).symbols;
+    const s = g.Deno.dlopen(lib, {
+      ffi_loop_ctx: { parameters: ['i64'], result: 'i64' },
+      ffi_loop_attr: { parameters: ['i64', 'i32'], result: 'i64' },
+    }).symbols;
     return { ctx: (n) => Number(s.ffi_loop_ctx(BigInt(n))), attr: (n, a) => Number(s.ffi_loop_attr(BigInt(n), a)) };
   }
   const koffi = require('koffi') as typeof import('koffi');
@@ -61,7 +69,10 @@ function loopFunctions(lib: string): LoopFns {
 function childPasses(loopLib: string): { passes: Record<string, Record<string, Pass>>; backends: () => Record<string, unknown> } {
   const raw = require('../generated/13.0/driver/raw') as Record<string, (...a: unknown[]) => number>;
   const cu = require('../generated/13.0/driver/index') as Record<string, (...a: unknown[]) => number> & { binder: { backendOf(n: string): unknown } };
-  const O = require('../src/index') as { Device: { get(i: number): { attribute(a: number): number; setCurrent(): void } }; Context: { current(): { handle: number } } };
+  const O = require('../src/index') as {
+    Device: { get(i: number): { attribute(a: number): number; setCurrent(): void } };
+    Context: { current(): { handle: number } };
+  };
   const loop = loopFunctions(loopLib);
   const device = O.Device.get(0);
   device.setCurrent();
@@ -197,7 +208,13 @@ function runs(): Record<string, { cmd: string[]; ffi: string }> {
 }
 
 function runOne(cmd: string[], ffi: string, tree: string, libs: { driver: string; loop: string }): ChildResult {
-  const env: Record<string, string | undefined> = { ...process.env, CUDA_TS_FFI: ffi, CUDA_TS_DRIVER_LIBRARY: libs.driver, FFI_LOOP_LIB: libs.loop, FFI_OVERHEAD_CHILD: '1' };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    CUDA_TS_FFI: ffi,
+    CUDA_TS_DRIVER_LIBRARY: libs.driver,
+    FFI_LOOP_LIB: libs.loop,
+    FFI_OVERHEAD_CHILD: '1',
+  };
   const r = spawnSync(cmd[0], [...cmd.slice(1), join(tree, 'bench', 'ffi-overhead.js')], { cwd: tree, env, encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) return { ns: {}, backends: {}, error: (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(-3).join(' | ') };
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
@@ -220,7 +237,8 @@ function printTable(results: Record<string, ChildResult>): void {
     console.log(name.padEnd(14) + cells.map((c) => c.padStart(12)).join(''));
   }
   console.log('\nbound through:');
-  for (const [name, r] of Object.entries(results)) if (!r.error) console.log(`  ${name}: ${FUNCTIONS.map((f) => `${f} ${backendNote(r.backends[f])}`).join('; ')}`);
+  for (const [name, r] of Object.entries(results))
+    if (!r.error) console.log(`  ${name}: ${FUNCTIONS.map((f) => `${f} ${backendNote(r.backends[f])}`).join('; ')}`);
 }
 
 function main(): void {
@@ -235,7 +253,8 @@ function main(): void {
       process.stderr.write(`${name} done\n`);
     }
     printTable(results);
-    if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify({ rounds: Number(process.env.ROUNDS ?? 15), ops: Number(process.env.OPS ?? 200_000), results }, null, 1));
+    if (process.env.OUT)
+      writeFileSync(process.env.OUT, JSON.stringify({ rounds: Number(process.env.ROUNDS ?? 15), ops: Number(process.env.OPS ?? 200_000), results }, null, 1));
   } finally {
     if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
     else console.error(`kept ${dir}`);

@@ -46,8 +46,10 @@ export function floorSettings(env: Record<string, string | undefined> = process.
   const warmText = (env.BENCH_FLOOR_WARMUP ?? '').trim();
   const warm = /^\d{1,9}$/.test(warmText) && Number(warmText) > 0 ? Number(warmText) : DEFAULT_WARMUP_LAUNCHES;
   const warmWhy = warmText && warm !== Number(warmText) ? `BENCH_FLOOR_WARMUP=${warmText} is not a positive count: ${warm} launches` : undefined;
-  if (pinText === '' || pinText === 'off') return { warmupLaunches: warm, why: [`not pinned (BENCH_PIN ${pinText ? 'off' : 'unset'})`, warmWhy].filter(Boolean).join('; ') };
-  if (!/^\d{1,4}$/.test(pinText)) return { warmupLaunches: warm, why: [`not pinned: BENCH_PIN=${pinText} is not a CPU number`, warmWhy].filter(Boolean).join('; ') };
+  if (pinText === '' || pinText === 'off')
+    return { warmupLaunches: warm, why: [`not pinned (BENCH_PIN ${pinText ? 'off' : 'unset'})`, warmWhy].filter(Boolean).join('; ') };
+  if (!/^\d{1,4}$/.test(pinText))
+    return { warmupLaunches: warm, why: [`not pinned: BENCH_PIN=${pinText} is not a CPU number`, warmWhy].filter(Boolean).join('; ') };
   return { pinCpu: Number(pinText), warmupLaunches: warm, why: warmWhy };
 }
 
@@ -83,7 +85,11 @@ export class RowPinner {
   private pinned = false;
   readonly record: FloorRecord;
 
-  constructor(private readonly settings: FloorSettings, private readonly pin: ((cpu: number) => number) | undefined, private readonly cpuNow?: () => number) {
+  constructor(
+    private readonly settings: FloorSettings,
+    private readonly pin: ((cpu: number) => number) | undefined,
+    private readonly cpuNow?: () => number,
+  ) {
     const why = settings.pinCpu !== undefined && !pin ? 'not pinned: libbench.so (bench_pin_thread) not loaded' : settings.why;
     this.record = { pin_cpu: null, warmup_launches: settings.warmupLaunches, pinned_rows: [], unpinned_rows: [], cpus_seen: [], why };
   }
@@ -121,7 +127,10 @@ export class RowPinner {
 /** One line of a process's record, for logs and the bench's floor line. */
 export function floorRecordWords(r: FloorRecord | undefined): string {
   if (!r) return 'pinning not reported';
-  const where = r.pin_cpu === null ? r.why ?? 'not pinned' : `timing thread pinned to core ${r.pin_cpu} after set-up (seen on ${r.cpus_seen.join(',') || '?'}) for ${r.pinned_rows.length} rows`;
+  const where =
+    r.pin_cpu === null
+      ? (r.why ?? 'not pinned')
+      : `timing thread pinned to core ${r.pin_cpu} after set-up (seen on ${r.cpus_seen.join(',') || '?'}) for ${r.pinned_rows.length} rows`;
   return `${where}; launch rows warmed up ≥ ${r.warmup_launches} launches`;
 }
 
@@ -182,7 +191,11 @@ export function parseTopo(text: string, ordinal: number): { cpus?: number[]; num
   if (!header || !row) return {};
   // The row: link cells (X, SYS, NV18, PIX, NODE…, never a number), then CPU Affinity, NUMA Affinity,
   // GPU NUMA ID; the tab counts vary between versions, so take the first cell that is a CPU list.
-  const cells = row.split(/\t| {2,}/).map((s) => s.trim()).filter(Boolean).slice(1);
+  const cells = row
+    .split(/\t| {2,}/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .slice(1);
   const i = cells.findIndex((c) => parseCpuList(c) !== undefined);
   if (i < 0) return {};
   const numaText = cells[i + 1];
@@ -206,7 +219,9 @@ export function gpuPlacement(ordinal: number): GpuPlacement & { topo?: string } 
   const topo = run('nvidia-smi', ['topo', '-m']);
   const fromTopo = topo ? parseTopo(topo, ordinal) : {};
   if (fromTopo.cpus) return { ...fromTopo, source: 'nvidia-smi topo -m', topo };
-  const bus = run('nvidia-smi', ['--query-gpu=pci.bus_id', '--format=csv,noheader', `-i`, String(ordinal)])?.trim().toLowerCase();
+  const bus = run('nvidia-smi', ['--query-gpu=pci.bus_id', '--format=csv,noheader', `-i`, String(ordinal)])
+    ?.trim()
+    .toLowerCase();
   // nvidia-smi prints an 8-digit domain (00000000:1B:00.0); sysfs uses 4 (0000:1b:00.0)
   const dev = bus && `/sys/bus/pci/devices/${bus.replace(/^0000(?=[0-9a-f]{4}:)/, '')}`;
   if (dev && existsSync(dev)) {
@@ -235,7 +250,11 @@ export function pickCores(allowed: number[], gpu: GpuPlacement, nodes: Map<numbe
     remote = [...cpus].reverse().find((c) => ok.has(c) && c !== 0) ?? remote;
   }
   const note = localSet.length || !gpu.cpus ? '' : ", none of them allowed here: 'local' is any allowed core";
-  const why = `local core ${pick} (GPU's CPUs ${gpu.cpus ? compact(gpu.cpus) : 'unknown'}, via ${gpu.source}${note}), ` + (remote !== undefined ? `remote core ${remote}` : `no remote core (${nodes.size <= 1 ? 'one NUMA node' : !localAll.size ? "the GPU's node is unknown" : 'no allowed CPU off the GPU node'})`);
+  const why =
+    `local core ${pick} (GPU's CPUs ${gpu.cpus ? compact(gpu.cpus) : 'unknown'}, via ${gpu.source}${note}), ` +
+    (remote !== undefined
+      ? `remote core ${remote}`
+      : `no remote core (${nodes.size <= 1 ? 'one NUMA node' : !localAll.size ? "the GPU's node is unknown" : 'no allowed CPU off the GPU node'})`);
   return { local: pick, remote, spare, why };
 }
 
@@ -295,7 +314,8 @@ export function chooseFloor(env: NodeJS.ProcessEnv, methodOf: (saved?: string) =
     source = `BENCH_PIN=${pinText}`;
   }
   const warmText = env.BENCH_FLOOR_WARMUP?.trim();
-  if (warmText && !(/^\d{1,9}$/.test(warmText) && Number(warmText) > 0)) throw new RangeError(`bench/run.ts: BENCH_FLOOR_WARMUP=${warmText} is not a positive number of launches`);
+  if (warmText && !(/^\d{1,9}$/.test(warmText) && Number(warmText) > 0))
+    throw new RangeError(`bench/run.ts: BENCH_FLOOR_WARMUP=${warmText} is not a positive number of launches`);
   const warmupLaunches = warmText ? Number(warmText) : m.warmupLaunches;
   Object.assign(env, floorEnv({ pinCpu, warmupLaunches }));
   const words = `${pinCpu === undefined ? 'timing threads not pinned' : `timing thread pinned to core ${pinCpu} after set-up`}, launch rows warmed up ≥ ${warmupLaunches} launches (${source})`;

@@ -23,7 +23,19 @@ export const SAXPY = `extern "C" __global__ void saxpy(float a, const float* x, 
 export interface RawApi {
   cuCtxGetCurrent(out: BigUint64Array): number;
   cuDeviceGetAttribute(out: Int32Array, attr: number, dev: number): number;
-  cuLaunchKernel(f: number, gx: number, gy: number, gz: number, bx: number, by: number, bz: number, shmem: number, stream: number, params: unknown, extra: unknown): number;
+  cuLaunchKernel(
+    f: number,
+    gx: number,
+    gy: number,
+    gz: number,
+    bx: number,
+    by: number,
+    bz: number,
+    shmem: number,
+    stream: number,
+    params: unknown,
+    extra: unknown,
+  ): number;
   cuStreamSynchronize(stream: number): number;
   cuEventRecord(ev: number, stream: number): number;
   cuEventSynchronize(ev: number): number;
@@ -61,7 +73,11 @@ export type Passes = Record<string, (ops: number) => void>;
  * Implementations' passes gathered one by one: `attempt(name, make)` keeps what `make` returns, or the
  * reason it gave (a string) or threw, as a note; names `wanted` refuses are left out.
  */
-export function passCollector(wanted: (name: string) => boolean = () => true): { impls: Record<string, Passes>; notes: Record<string, string>; attempt: (name: string, make: () => Passes | string) => void } {
+export function passCollector(wanted: (name: string) => boolean = () => true): {
+  impls: Record<string, Passes>;
+  notes: Record<string, string>;
+  attempt: (name: string, make: () => Passes | string) => void;
+} {
   const impls: Record<string, Passes> = {};
   const notes: Record<string, string> = {};
   const attempt = (name: string, make: () => Passes | string): void => {
@@ -157,8 +173,23 @@ export function setup(cu: Driver, { copies = true }: { copies?: boolean } = {}):
   if (copies) new Uint8Array(koffi.view(hPinned, COPY_BYTES)).fill(1);
   const hPageable = copies ? new Uint8Array(COPY_BYTES).fill(2) : new Uint8Array(0);
   const S: State = {
-    dev, stream, fEmpty, fArgs4, fArgs16, params4, params16, evStart, evStop, dBig, hPinned, hPageable,
-    attrSm: A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, BATCH, ALLOC_BYTES, COPY_BYTES, copies,
+    dev,
+    stream,
+    fEmpty,
+    fArgs4,
+    fArgs16,
+    params4,
+    params16,
+    evStart,
+    evStop,
+    dBig,
+    hPinned,
+    hPageable,
+    attrSm: A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+    BATCH,
+    ALLOC_BYTES,
+    COPY_BYTES,
+    copies,
   };
   const meta = {
     device: cu.cuDeviceGetName(256, dev),

@@ -45,7 +45,6 @@ function nativePasses(ptxPath: string, pins: Partial<PinFns>): Passes | string {
   return out;
 }
 
-
 /**
  * A second copy of the compiled tree whose modules bind through node:ffi (CUDA_TS_FFI=node while it
  * loads): the same code as the koffi columns, in the same process, with its own Binders.
@@ -68,7 +67,13 @@ export function loadNodeFfiTree<T>(modulePath: string): T {
 }
 
 /** Every implementation's passes, then ROWS measured interleaved; returns rows by implementation. */
-export function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: string, meta: Record<string, unknown>): { rows: Record<string, Record<string, MeasuredRow | { skipped: string }>>; notes: Record<string, string>; close: () => void } {
+export function interleavedPhase(
+  cu: Driver,
+  S: State,
+  ptx: Buffer,
+  ptxPath: string,
+  meta: Record<string, unknown>,
+): { rows: Record<string, Record<string, MeasuredRow | { skipped: string }>>; notes: Record<string, string>; close: () => void } {
   const { impls, notes, attempt } = passCollector((name) => wants(name) || wants(name.replace(/-nodeffi$/, '')));
   const closers: (() => void)[] = [];
   const pins: Partial<PinFns> = {};

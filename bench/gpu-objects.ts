@@ -58,7 +58,9 @@ function openObjects(impl: Impl): { O: Any; dev: Any; stream: Any } {
   const t0 = performance.now();
   const O = loadObjects();
   impl.meta.import_ms = Math.round((performance.now() - t0) * 100) / 100;
-  impl.meta.exports = Object.keys(O).filter((k) => !k.startsWith('__')).sort();
+  impl.meta.exports = Object.keys(O)
+    .filter((k) => !k.startsWith('__'))
+    .sort();
   if (O.__parts) impl.meta.loaded = `src/{${O.__parts.join(',')}}.ts (no src/index.ts)`;
   const ordinal = Number(process.env.BENCH_DEVICE ?? 0) | 0;
   const dev = O.Device.get(ordinal);
@@ -94,15 +96,47 @@ async function objectLaunchRows(impl: Impl, stream: Any, kernels: ObjectKernels)
     if (ops % BATCH) stream.synchronize();
   };
   const launchRows: [string, () => MeasuredRow][] = [
-    ['launch_0args', () => measure(batched(() => launch(stream, cfg, kEmpty)), scaled(20_000, BATCH), BATCH)],
-    ['launch_4args', () => measure(batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)), scaled(20_000, BATCH), BATCH)],
-    ['launch_16args', () => measure(batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)), scaled(20_000, BATCH), BATCH)],
-    ['launch_sync', () => measure((ops) => {
-      for (let i = 0; i < ops; i++) {
-        launch(stream, cfg, kEmpty);
-        stream.synchronize();
-      }
-    }, scaled(5000, 100), 100)],
+    [
+      'launch_0args',
+      () =>
+        measure(
+          batched(() => launch(stream, cfg, kEmpty)),
+          scaled(20_000, BATCH),
+          BATCH,
+        ),
+    ],
+    [
+      'launch_4args',
+      () =>
+        measure(
+          batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)),
+          scaled(20_000, BATCH),
+          BATCH,
+        ),
+    ],
+    [
+      'launch_16args',
+      () =>
+        measure(
+          batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)),
+          scaled(20_000, BATCH),
+          BATCH,
+        ),
+    ],
+    [
+      'launch_sync',
+      () =>
+        measure(
+          (ops) => {
+            for (let i = 0; i < ops; i++) {
+              launch(stream, cfg, kEmpty);
+              stream.synchronize();
+            }
+          },
+          scaled(5000, 100),
+          100,
+        ),
+    ],
   ];
   for (const [name, thunk] of launchRows) await impl.row(name, thunk);
 }
@@ -113,21 +147,39 @@ async function objectSynchronizedRows(impl: Impl, stream: Any, kernels: ObjectKe
   const enqueue = () => launch(stream, cfg, kEmpty);
   impl.meta.synchronized_rows_launch = 'objects launch()';
   if (enqueue) {
-    await impl.row('launch_blocking_synchronize', () => measure((ops) => {
-      for (let i = 0; i < ops; i++) {
-        enqueue();
-        stream.synchronize();
-      }
-    }, scaled(5000, 100), 100));
-    await impl.row('launch_await_synchronized', () => measureAsync(async (ops) => {
-      for (let i = 0; i < ops; i++) {
-        enqueue();
-        await stream.synchronized();
-      }
-    }, scaled(5000, 100), 100));
-    await impl.row('await_synchronized_idle', () => measureAsync(async (ops) => {
-      for (let i = 0; i < ops; i++) await stream.synchronized();
-    }, scaled(5000, 100), 100));
+    await impl.row('launch_blocking_synchronize', () =>
+      measure(
+        (ops) => {
+          for (let i = 0; i < ops; i++) {
+            enqueue();
+            stream.synchronize();
+          }
+        },
+        scaled(5000, 100),
+        100,
+      ),
+    );
+    await impl.row('launch_await_synchronized', () =>
+      measureAsync(
+        async (ops) => {
+          for (let i = 0; i < ops; i++) {
+            enqueue();
+            await stream.synchronized();
+          }
+        },
+        scaled(5000, 100),
+        100,
+      ),
+    );
+    await impl.row('await_synchronized_idle', () =>
+      measureAsync(
+        async (ops) => {
+          for (let i = 0; i < ops; i++) await stream.synchronized();
+        },
+        scaled(5000, 100),
+        100,
+      ),
+    );
   }
 }
 
@@ -143,13 +195,19 @@ async function objectEventAndAllocRows(impl: Impl, O: Any, stream: Any): Promise
     }
   });
 
-  await impl.row('alloc_free_async_1MiB', () => measure((ops) => {
-    for (let i = 0; i < ops; i++) {
-      O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
-      if ((i + 1) % BATCH === 0) stream.synchronize();
-    }
-    if (ops % BATCH) stream.synchronize();
-  }, scaled(20_000, BATCH), BATCH));
+  await impl.row('alloc_free_async_1MiB', () =>
+    measure(
+      (ops) => {
+        for (let i = 0; i < ops; i++) {
+          O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
+          if ((i + 1) % BATCH === 0) stream.synchronize();
+        }
+        if (ops % BATCH) stream.synchronize();
+      },
+      scaled(20_000, BATCH),
+      BATCH,
+    ),
+  );
 }
 
 // Copies: DeviceBuffer.copyFrom / copyTo with a PinnedHostBuffer or a pageable Uint8Array, on the stream.
@@ -181,22 +239,34 @@ async function objectCopyRows(impl: Impl, O: Any, stream: Any): Promise<void> {
 // NVRTC through the objects layer's Program, if present.
 async function objectNvrtcRow(impl: Impl, O: Any): Promise<void> {
   if (O.Program) {
-    await impl.row('nvrtc_compile_small', () => measure((ops) => {
-      for (let i = 0; i < ops; i++) {
-        const p = new O.Program(SAXPY, { name: 'saxpy.cu' });
-        try {
-          // cache: false keeps this row NVRTC's own time (a repeat would hit the kernel cache: bench/kernel-cache.ts)
-          const out = p.compile?.({ target: 'ptx', cache: false }) ?? p.compile?.();
-          if (!out) throw new Error('Program.compile returned nothing');
-        } finally {
-          p.close?.();
-        }
-      }
-    }, 1, 1, 'ms'));
+    await impl.row('nvrtc_compile_small', () =>
+      measure(
+        (ops) => {
+          for (let i = 0; i < ops; i++) {
+            const p = new O.Program(SAXPY, { name: 'saxpy.cu' });
+            try {
+              // cache: false keeps this row NVRTC's own time (a repeat would hit the kernel cache: bench/kernel-cache.ts)
+              const out = p.compile?.({ target: 'ptx', cache: false }) ?? p.compile?.();
+              if (!out) throw new Error('Program.compile returned nothing');
+            } finally {
+              p.close?.();
+            }
+          }
+        },
+        1,
+        1,
+        'ms',
+      ),
+    );
   } else impl.skip('nvrtc_compile_small', 'objects layer has no Program yet');
 }
 
-export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, preset: Record<string, MeasuredRow | { skipped: string }> = {}): Promise<ImplResult> {
+export async function benchObjects(
+  ptx: Buffer,
+  cu: Driver,
+  S: State | undefined,
+  preset: Record<string, MeasuredRow | { skipped: string }> = {},
+): Promise<ImplResult> {
   const impl = new Impl('cuda-ts-objects');
   Object.assign(impl.rows, preset);
   const { O, dev, stream } = openObjects(impl);
@@ -206,11 +276,15 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
   const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
   await impl.row('cuDeviceGetAttribute', () => {
     const n = scaled(1_000_000, 1000);
-    return measure((ops) => {
-      let acc = 0;
-      for (let i = 0; i < ops; i++) acc += dev.attribute(SMS);
-      if (acc <= 0) throw new Error('no SMs');
-    }, n, scaled(100_000, 1000));
+    return measure(
+      (ops) => {
+        let acc = 0;
+        for (let i = 0; i < ops; i++) acc += dev.attribute(SMS);
+        if (acc <= 0) throw new Error('no SMs');
+      },
+      n,
+      scaled(100_000, 1000),
+    );
   });
 
   const kernels = objectKernels(impl, O, ptx);
@@ -306,19 +380,20 @@ function extraPasses(O: Any, passes: Passes, stream: Any, copies: boolean): { cl
   } catch (e) {
     log(`objects event_record_elapsed not interleaved: ${reason(e)}`);
   }
-  if (copies) try {
-    const big = O.DeviceBuffer.alloc(COPY_BYTES);
-    extras.push(big);
-    const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
-    extras.push(pinned);
-    const pageable = new Uint8Array(COPY_BYTES).fill(2);
-    const copier = (h2d: boolean, host: Any) => objectCopies(big, host, h2d, stream);
-    passes.h2d_pinned_256MiB = copier(true, pinned);
-    passes.d2h_pinned_256MiB = copier(false, pinned);
-    passes.h2d_pageable_256MiB = copier(true, pageable);
-    passes.d2h_pageable_256MiB = copier(false, pageable);
-  } catch (e) {
-    log(`objects copies not interleaved: ${reason(e)}`);
-  }
+  if (copies)
+    try {
+      const big = O.DeviceBuffer.alloc(COPY_BYTES);
+      extras.push(big);
+      const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
+      extras.push(pinned);
+      const pageable = new Uint8Array(COPY_BYTES).fill(2);
+      const copier = (h2d: boolean, host: Any) => objectCopies(big, host, h2d, stream);
+      passes.h2d_pinned_256MiB = copier(true, pinned);
+      passes.d2h_pinned_256MiB = copier(false, pinned);
+      passes.h2d_pageable_256MiB = copier(true, pageable);
+      passes.d2h_pageable_256MiB = copier(false, pageable);
+    } catch (e) {
+      log(`objects copies not interleaved: ${reason(e)}`);
+    }
   return extras;
 }

@@ -11,7 +11,20 @@ export function rawPasses(apiIn: RawApi, S: State): Passes {
   // module's exports (a dictionary of ~1,500 names for a generated module) is in no row. Inline:
   // fresh() recompiles this function from its source, without the module's scope.
   const api = {} as RawApi;
-  for (const n of ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize']) (api as unknown as Record<string, unknown>)[n] = (apiIn as unknown as Record<string, unknown>)[n];
+  for (const n of [
+    'cuCtxGetCurrent',
+    'cuDeviceGetAttribute',
+    'cuEventElapsedTime',
+    'cuEventRecord',
+    'cuEventSynchronize',
+    'cuLaunchKernel',
+    'cuMemAllocAsync',
+    'cuMemFreeAsync',
+    'cuMemcpyDtoHAsync',
+    'cuMemcpyHtoDAsync',
+    'cuStreamSynchronize',
+  ])
+    (api as unknown as Record<string, unknown>)[n] = (apiIn as unknown as Record<string, unknown>)[n];
   const out64 = new BigUint64Array(1);
   const out64lo = new Uint32Array(out64.buffer);
   const out32 = new Int32Array(1);
@@ -102,12 +115,14 @@ export function rawPasses(apiIn: RawApi, S: State): Passes {
       }
     },
     // the copy rows only where set-up allocated their buffers (gpu-common's setup, `copies`)
-    ...(S.copies ? {
-      h2d_pinned_256MiB: copy(true, S.hPinned),
-      d2h_pinned_256MiB: copy(false, S.hPinned),
-      h2d_pageable_256MiB: copy(true, S.hPageable),
-      d2h_pageable_256MiB: copy(false, S.hPageable),
-    } : {}),
+    ...(S.copies
+      ? {
+          h2d_pinned_256MiB: copy(true, S.hPinned),
+          d2h_pinned_256MiB: copy(false, S.hPinned),
+          h2d_pageable_256MiB: copy(true, S.hPageable),
+          d2h_pageable_256MiB: copy(false, S.hPageable),
+        }
+      : {}),
   };
 }
 
@@ -180,12 +195,14 @@ export function typedPasses(cuIn: Driver, S: State): Passes {
       if (ops % BATCH) cu.cuStreamSynchronize(st);
     },
     // the copy rows only where set-up allocated their buffers (gpu-common's setup, `copies`)
-    ...(S.copies ? {
-      h2d_pinned_256MiB: copy(true, S.hPinned),
-      d2h_pinned_256MiB: copy(false, S.hPinned),
-      h2d_pageable_256MiB: copy(true, S.hPageable),
-      d2h_pageable_256MiB: copy(false, S.hPageable),
-    } : {}),
+    ...(S.copies
+      ? {
+          h2d_pinned_256MiB: copy(true, S.hPinned),
+          d2h_pinned_256MiB: copy(false, S.hPinned),
+          h2d_pageable_256MiB: copy(true, S.hPageable),
+          d2h_pageable_256MiB: copy(false, S.hPageable),
+        }
+      : {}),
   };
 }
 
@@ -207,13 +224,15 @@ export async function runPasses(impl: Impl, passes: Passes): Promise<void> {
 }
 
 /** Hand-declared koffi functions on the same libcuda (exported symbols, handles as numbers). */
-export function koffiApi(lib: ReturnType<typeof koffi.load>): RawApi & { asyncSync: ((s: number, cb: (e: unknown, r: number) => void) => void) } {
+export function koffiApi(lib: ReturnType<typeof koffi.load>): RawApi & { asyncSync: (s: number, cb: (e: unknown, r: number) => void) => void } {
   const f = (decl: string) => lib.func(decl) as never;
   const sync = lib.func('int cuStreamSynchronize(uintptr_t hStream)');
   return {
     cuCtxGetCurrent: f('int cuCtxGetCurrent(void *pctx)'),
     cuDeviceGetAttribute: f('int cuDeviceGetAttribute(void *pi, int attrib, int dev)'),
-    cuLaunchKernel: f('int cuLaunchKernel(uintptr_t f, uint gx, uint gy, uint gz, uint bx, uint by, uint bz, uint shmem, uintptr_t hStream, void *kernelParams, void *extra)'),
+    cuLaunchKernel: f(
+      'int cuLaunchKernel(uintptr_t f, uint gx, uint gy, uint gz, uint bx, uint by, uint bz, uint shmem, uintptr_t hStream, void *kernelParams, void *extra)',
+    ),
     cuStreamSynchronize: sync as never,
     cuEventRecord: f('int cuEventRecord(uintptr_t hEvent, uintptr_t hStream)'),
     cuEventSynchronize: f('int cuEventSynchronize(uintptr_t hEvent)'),

@@ -103,13 +103,21 @@ function presetImpl(name: string, inter: Interleaved | undefined): Impl {
 // cuStreamSynchronize through koffi's .async (worker thread, callback on the event loop)
 async function koffiAsyncSynchronizeRow(impl: Impl, api: ReturnType<typeof koffiApi>, st: State): Promise<void> {
   const launch = api.cuLaunchKernel;
-  await impl.row('launch_async_synchronize', () => measureAsync(async (ops) => {
-    for (let i = 0; i < ops; i++) {
-      const r = launch(st.fEmpty, 1, 1, 1, 1, 1, 1, 0, st.stream, null, null);
-      if (r !== 0) throw new Error(`cuLaunchKernel failed: ${r}`);
-      await new Promise<void>((res, rej) => api.asyncSync(st.stream, (err, code) => (err || code ? rej(err ?? new Error(`cuStreamSynchronize ${code}`)) : res())));
-    }
-  }, scaled(2000, 100), 100));
+  await impl.row('launch_async_synchronize', () =>
+    measureAsync(
+      async (ops) => {
+        for (let i = 0; i < ops; i++) {
+          const r = launch(st.fEmpty, 1, 1, 1, 1, 1, 1, 0, st.stream, null, null);
+          if (r !== 0) throw new Error(`cuLaunchKernel failed: ${r}`);
+          await new Promise<void>((res, rej) =>
+            api.asyncSync(st.stream, (err, code) => (err || code ? rej(err ?? new Error(`cuStreamSynchronize ${code}`)) : res())),
+          );
+        }
+      },
+      scaled(2000, 100),
+      100,
+    ),
+  );
 }
 
 /** NVRTC's C functions hand-declared through koffi. */
@@ -127,7 +135,9 @@ function koffiNvrtc(): NvrtcRaw {
 // koffi, hand-declared
 async function benchKoffi(cu: Driver, S: State, meta: Record<string, unknown>, arch: string, inter: Interleaved | undefined): Promise<ImplResult> {
   const impl = presetImpl('koffi', inter);
-  Object.assign(impl.meta, meta, { how: 'lib.func() declarations on libcuda.so.1 (exported symbols), handles as uintptr_t numbers, preallocated typed-array out-params' });
+  Object.assign(impl.meta, meta, {
+    how: 'lib.func() declarations on libcuda.so.1 (exported symbols), handles as uintptr_t numbers, preallocated typed-array out-params',
+  });
   try {
     const api = koffiApi(cu.binder.library());
     await runPasses(impl, fresh(rawPasses)(api, S));
@@ -168,19 +178,24 @@ function typedNvrtcRow(arch: string): MeasuredRow {
   const opts = BigUint64Array.of(BigInt(koffi.address(optBlock)));
   void opts;
   const optList = [`--gpu-architecture=${arch}`]; // the typed layer takes the options as strings
-  return measure((ops) => {
-    for (let i = 0; i < ops; i++) {
-      const prog = nv.nvrtcCreateProgram(SAXPY, 'saxpy.cu', [], null);
-      try {
-        nv.nvrtcCompileProgram(prog, optList);
-        const buf = new Uint8Array(nv.nvrtcGetPTXSize(prog));
-        nv.nvrtcGetPTX(prog, buf);
-        if (!Buffer.from(buf.buffer).includes('.entry saxpy')) throw new Error('NVRTC output has no saxpy entry');
-      } finally {
-        nv.nvrtcDestroyProgram(prog);
+  return measure(
+    (ops) => {
+      for (let i = 0; i < ops; i++) {
+        const prog = nv.nvrtcCreateProgram(SAXPY, 'saxpy.cu', [], null);
+        try {
+          nv.nvrtcCompileProgram(prog, optList);
+          const buf = new Uint8Array(nv.nvrtcGetPTXSize(prog));
+          nv.nvrtcGetPTX(prog, buf);
+          if (!Buffer.from(buf.buffer).includes('.entry saxpy')) throw new Error('NVRTC output has no saxpy entry');
+        } finally {
+          nv.nvrtcDestroyProgram(prog);
+        }
       }
-    }
-  }, 1, 1, 'ms');
+    },
+    1,
+    1,
+    'ms',
+  );
 }
 
 async function benchTypedLayer(cu: Driver, S: State, meta: Record<string, unknown>, arch: string, inter: Interleaved | undefined): Promise<ImplResult> {
@@ -227,21 +242,33 @@ function objectsFirstCall(loader: Loader): string {
 // Import + first call in fresh processes (cuDriverGetVersion needs no cuInit).
 async function benchStartup(): Promise<ImplResult> {
   const impl = new Impl('cuda-ts-startup');
-  impl.meta.method = 'fresh `node -e` per sample: require() then first call, timed inside the child with performance.now(); median of 5 after 1 untimed; see bench/startup.ts';
+  impl.meta.method =
+    'fresh `node -e` per sample: require() then first call, timed inside the child with performance.now(); median of 5 after 1 untimed; see bench/startup.ts';
   const loaders: Loader[] = hasDist('generated/13.0/driver/index') ? ['js', 'dist', 'tsx'] : ['js', 'tsx'];
   const startups: unknown[] = [];
   const one = async (row: string, what: string, mod: string, call: string, loader: Loader) => {
     await impl.row(`${row}_${loader}`, () => {
       const r = measureStartup(what, mod, call, loader);
       startups.push(r);
-      if (r.result && typeof r.result === 'object' && 'error' in (r.result as object)) throw new Error(`first call failed: ${(r.result as { error: string }).error}`);
-      return { median: r.median.total_ms, unit: 'ms', n: 1, reps: [r.median.total_ms], note: `require ${r.median.require_ms} ms + first call ${r.median.first_call_ms} ms; since process start ${r.median.process_ms} ms${r.js_source ? `; ${r.js_source}` : ''}` };
+      if (r.result && typeof r.result === 'object' && 'error' in (r.result as object))
+        throw new Error(`first call failed: ${(r.result as { error: string }).error}`);
+      return {
+        median: r.median.total_ms,
+        unit: 'ms',
+        n: 1,
+        reps: [r.median.total_ms],
+        note: `require ${r.median.require_ms} ms + first call ${r.median.first_call_ms} ms; since process start ${r.median.process_ms} ms${r.js_source ? `; ${r.js_source}` : ''}`,
+      };
     });
   };
   for (const loader of loaders) {
     await one('import_first_call_driver', 'cuda-ts/driver: require + cuDriverGetVersion()', 'generated/13.0/driver/index', 'm.cuDriverGetVersion()', loader);
   }
-  const objectsEntry = existsSync(join(REPO_ROOT, 'src', 'index.ts')) ? 'src/index' : existsSync(join(REPO_ROOT, 'src', 'device.ts')) ? 'src/device' : undefined;
+  const objectsEntry = existsSync(join(REPO_ROOT, 'src', 'index.ts'))
+    ? 'src/index'
+    : existsSync(join(REPO_ROOT, 'src', 'device.ts'))
+      ? 'src/device'
+      : undefined;
   for (const loader of loaders) {
     if (!objectsEntry || (loader === 'dist' && !hasDist(objectsEntry))) {
       impl.skip(`import_first_call_objects_${loader}`, objectsEntry ? 'dist/ has no objects layer build' : 'no objects layer in src/');

@@ -54,18 +54,31 @@ export function importVerdicts(results: ImportResult[]): ImportVerdict[] {
 export function importTable(v: ImportVerdict[]): string {
   return table(
     ['row', 'median ms', 'over koffi', 'spread (per round)', 'target', 'verdict', 'what'],
-    v.map((x) => [x.row, fmt(x.median_ms), x.row === 'koffi' ? '-' : `${fmt(x.over_koffi_ms)} ms`, x.row === 'koffi' ? '-' : `${fmt(x.spread[0])}..${fmt(x.spread[1])} ms`, x.allowance_ms !== undefined ? `≤ koffi + ${x.allowance_ms} ms` : '', x.verdict, x.what]),
+    v.map((x) => [
+      x.row,
+      fmt(x.median_ms),
+      x.row === 'koffi' ? '-' : `${fmt(x.over_koffi_ms)} ms`,
+      x.row === 'koffi' ? '-' : `${fmt(x.spread[0])}..${fmt(x.spread[1])} ms`,
+      x.allowance_ms !== undefined ? `≤ koffi + ${x.allowance_ms} ms` : '',
+      x.verdict,
+      x.what,
+    ]),
     1,
   );
 }
 
 function main(): void {
   const args = process.argv.slice(2);
-  const gpu = args.includes('--gpu') || (!args.includes('--cpu') && ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/local/nvidia/lib64/libcuda.so.1'].some(existsSync));
-  log(`import + first call, ${IMPORT_ROUNDS} interleaved rounds of ${IMPORT_PER_ROUND} fresh processes per case (${gpu ? 'GPU machine' : 'CPU only'}; node ${process.version})`);
+  const gpu =
+    args.includes('--gpu') || (!args.includes('--cpu') && ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/local/nvidia/lib64/libcuda.so.1'].some(existsSync));
+  log(
+    `import + first call, ${IMPORT_ROUNDS} interleaved rounds of ${IMPORT_PER_ROUND} fresh processes per case (${gpu ? 'GPU machine' : 'CPU only'}; node ${process.version})`,
+  );
   const results = measureImports(importCases(gpu), IMPORT_ROUNDS, IMPORT_PER_ROUND);
   const verdicts = importVerdicts(results);
-  console.log(`\nimport + first call in a fresh process (ms; node ${process.version}; ${gpu ? 'first calls load libcuda' : 'no libcuda: driver/objects first calls fail fast'}; ${importRoundWords(IMPORT_ROUNDS, IMPORT_PER_ROUND)}):\n`);
+  console.log(
+    `\nimport + first call in a fresh process (ms; node ${process.version}; ${gpu ? 'first calls load libcuda' : 'no libcuda: driver/objects first calls fail fast'}; ${importRoundWords(IMPORT_ROUNDS, IMPORT_PER_ROUND)}):\n`,
+  );
   console.log(importTable(verdicts));
   const out = args.find((a) => a.endsWith('.json')) ?? join(resultsDir(), 'import.json');
   writeJson(out, { node: process.version, gpu, rounds: IMPORT_ROUNDS, per_round: IMPORT_PER_ROUND, results, verdicts });

@@ -92,7 +92,11 @@ export function unitValue(dtNs: number, ops: number, unit: Unit, bytesPerOp = 0)
  * @returns per implementation the row (reps in repetition order, so rep k of two implementations
  *   ran in the same stretch of time) or why it failed
  */
-export function measureInterleaved(row: InterleavedRow, reps: number, clock: () => bigint = nowNs): Record<string, InterleavedMeasuredRow | { skipped: string }> {
+export function measureInterleaved(
+  row: InterleavedRow,
+  reps: number,
+  clock: () => bigint = nowNs,
+): Record<string, InterleavedMeasuredRow | { skipped: string }> {
   const names = Object.keys(row.passes);
   const out: Record<string, InterleavedMeasuredRow | { skipped: string }> = {};
   const alive = new Set<string>();
@@ -174,7 +178,10 @@ export const MIN_QUIET_REPS = 6;
  * timed it (a process that was contended throughout cannot lower it; one quiet process sets it).
  */
 export function quietFloor(cReps: readonly (readonly number[])[]): number {
-  const all = cReps.flat().filter((v) => Number.isFinite(v) && v > 0).sort((p, q) => p - q);
+  const all = cReps
+    .flat()
+    .filter((v) => Number.isFinite(v) && v > 0)
+    .sort((p, q) => p - q);
   return all.length ? all[Math.floor((all.length - 1) * 0.1)] : NaN;
 }
 
@@ -182,7 +189,12 @@ export function quietFloor(cReps: readonly (readonly number[])[]): number {
 export function quietRatioStats(a: number[], b: number[], floor: number, slack = QUIET_SLACK): RatioStats & { quiet: number; of: number } {
   const n = Math.min(a.length, b.length);
   const keep = Array.from({ length: n }, (_, k) => k).filter((k) => b[k] <= floor * slack);
-  const q = keep.length ? ratioStats(keep.map((k) => a[k]), keep.map((k) => b[k])) : { median: NaN, min: NaN, max: NaN, lo: NaN, hi: NaN, n: 0 };
+  const q = keep.length
+    ? ratioStats(
+        keep.map((k) => a[k]),
+        keep.map((k) => b[k]),
+      )
+    : { median: NaN, min: NaN, max: NaN, lo: NaN, hi: NaN, n: 0 };
   return { ...q, quiet: keep.length, of: n };
 }
 

@@ -47,13 +47,25 @@ process.stdout.write(JSON.stringify(result));
 }
 
 /** What a child printed (see compileChildSource). */
-export interface ChildRun { ms: number; loadMs?: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean; programMs: number }
+export interface ChildRun {
+  ms: number;
+  loadMs?: number;
+  fromCache: boolean;
+  cubin: number;
+  nvrtcLoaded: boolean;
+  programMs: number;
+}
 
 /** Runs the child `file` (through scripts/run-ts.cjs when `viaTsx`) in a fresh process with `env` added. */
 export function runCompileChild(file: string, viaTsx: boolean, env: Record<string, string>, timeoutMs: number): ChildRun {
   const args = viaTsx ? [join(ROOT, 'scripts', 'run-ts.cjs'), file] : [file];
   // NODE_PATH: the built tree lives outside the repository and requires koffi
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env }, encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
   if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr.slice(-1500)}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -67,7 +79,16 @@ function tsFiles(dir: string): string[] {
 export function transpileWithEsbuild(dir: string): string {
   const esbuild = require('esbuild') as typeof import('esbuild');
   const files = ['src', 'support', 'generated'].flatMap((d) => tsFiles(join(ROOT, d)));
-  esbuild.buildSync({ entryPoints: files, outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
+  esbuild.buildSync({
+    entryPoints: files,
+    outdir: dir,
+    outbase: ROOT,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    legalComments: 'none',
+    logLevel: 'error',
+  });
   writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}');
   return join(dir, 'src', 'index.js');
 }
@@ -86,7 +107,19 @@ export function buildLikeDist(dir: string): string {
   const { buildCjsTree } = require('../scripts/cjs-tree') as typeof import('../scripts/cjs-tree');
   const { bundleTree, distEntries } = require('../scripts/bundle') as typeof import('../scripts/bundle');
   buildCjsTree(dir, ['src', 'support'], { removeComments: true });
-  esbuild.buildSync({ entryPoints: tsFiles(join(ROOT, 'generated')), outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
-  bundleTree(dir, distEntries(dir).filter((s) => !s.entry.startsWith('generated/')));
+  esbuild.buildSync({
+    entryPoints: tsFiles(join(ROOT, 'generated')),
+    outdir: dir,
+    outbase: ROOT,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+  bundleTree(
+    dir,
+    distEntries(dir).filter((s) => !s.entry.startsWith('generated/')),
+  );
   return join(dir, 'src', 'index.js');
 }

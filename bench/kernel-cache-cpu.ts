@@ -32,7 +32,10 @@ function buildFakes(dir: string): { driver: string; nvrtc: string } {
   const src = join(ROOT, 'bench', 'native', 'fake-cuda.c');
   const driver = join(dir, 'libcuda.so.1');
   const nvrtc = join(dir, 'libnvrtc.so.13');
-  for (const [def, out] of [['FAKE_DRIVER', driver], ['FAKE_NVRTC', nvrtc]]) {
+  for (const [def, out] of [
+    ['FAKE_DRIVER', driver],
+    ['FAKE_NVRTC', nvrtc],
+  ]) {
     const r = spawnSync('gcc', ['-O2', '-shared', '-fPIC', `-D${def}`, '-o', out, src], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`gcc failed: ${r.stderr}`);
   }
@@ -61,7 +64,8 @@ function measure(work: string, entry: string, mode: string, libs: { driver: stri
     const env = { ...base, CUDA_TS_CACHE_DIR: join(work, `cache-${mode}-${r}`) };
     const first = runChild(plain, viaTsx, env);
     const second = runChild(plain, viaTsx, env);
-    if (first.fromCache || !second.fromCache || first.cubin !== second.cubin) throw new Error(`round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
+    if (first.fromCache || !second.fromCache || first.cubin !== second.cubin)
+      throw new Error(`round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
     hitLoadsNvrtc ||= second.nvrtcLoaded;
     rows.miss.push(first.ms);
     rows.hit.push(second.ms);
@@ -69,7 +73,14 @@ function measure(work: string, entry: string, mode: string, libs: { driver: stri
     rows.hitPreloaded.push(runChild(preloaded, viaTsx, env).ms);
     rows.off.push(runChild(plain, viaTsx, { ...env, CUDA_TS_CACHE: '0' }).ms);
   }
-  return { missMs: median(rows.miss), hitMs: median(rows.hit), hitPreloadedMs: median(rows.hitPreloaded), offMs: median(rows.off), programMs: median(rows.program), hitLoadsNvrtc };
+  return {
+    missMs: median(rows.miss),
+    hitMs: median(rows.hit),
+    hitPreloadedMs: median(rows.hitPreloaded),
+    offMs: median(rows.off),
+    programMs: median(rows.program),
+    hitLoadsNvrtc,
+  };
 }
 
 function main(): void {
@@ -91,7 +102,9 @@ function main(): void {
   console.log(`kernel cache hit path, stand-in libcuda/libnvrtc, SAXPY, median of ${ROUNDS} fresh processes (node ${process.versions.node})`);
   for (const [mode, r] of Object.entries(results)) {
     const program = (r.programMs as number) >= 0.05 ? ` | first read of Program ${(r.programMs as number).toFixed(2)} ms (untimed above)` : '';
-    console.log(`  ${mode.padEnd(7)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms${program}`);
+    console.log(
+      `  ${mode.padEnd(7)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms${program}`,
+    );
   }
   if (process.env.OUT) writeFileSync(join(process.env.OUT, 'kernel-cache-cpu.json'), JSON.stringify({ rounds: ROUNDS, results }, null, 1));
 }

@@ -38,7 +38,8 @@ function measure(dir: string, mode: string, entry: string): Record<string, numbe
     const env = { CUDA_TS_CACHE_DIR: join(dir, `cache-${mode}-${r}`), CUDA_TS_CODE_CACHE: join(dir, `v8-${mode}`) };
     const first = compileOnce(file, mode === 'tsx', env);
     const second = compileOnce(file, mode === 'tsx', env);
-    if (first.fromCache || !second.fromCache || first.cubin !== second.cubin) throw new Error(`${mode} round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
+    if (first.fromCache || !second.fromCache || first.cubin !== second.cubin)
+      throw new Error(`${mode} round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
     rows.miss.push(first.ms);
     rows.hit.push(second.ms);
     rows.load.push(second.loadMs!); // the child times the load (timeLoad)
@@ -46,7 +47,14 @@ function measure(dir: string, mode: string, entry: string): Record<string, numbe
     hitLoadsNvrtc ||= second.nvrtcLoaded;
     rows.off.push(compileOnce(file, mode === 'tsx', { ...env, CUDA_TS_CACHE: '0' }).ms);
   }
-  return { missMs: median(rows.miss), hitMs: median(rows.hit), offMs: median(rows.off), nvrtcLoadMs: median(rows.load), programMs: median(rows.program), hitLoadsNvrtc };
+  return {
+    missMs: median(rows.miss),
+    hitMs: median(rows.hit),
+    offMs: median(rows.off),
+    nvrtcLoadMs: median(rows.load),
+    programMs: median(rows.program),
+    hitLoadsNvrtc,
+  };
 }
 
 function main(): void {
@@ -61,12 +69,16 @@ function main(): void {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`kernel cache, SAXPY, median of ${ROUNDS} fresh processes each (runtime ${process.versions.bun ? 'bun' : process.versions.deno ? 'deno' : `node ${process.versions.node}`})`);
+  console.log(
+    `kernel cache, SAXPY, median of ${ROUNDS} fresh processes each (runtime ${process.versions.bun ? 'bun' : process.versions.deno ? 'deno' : `node ${process.versions.node}`})`,
+  );
   for (const [mode, r] of Object.entries(results)) {
     const hit = r.hitMs as number;
     console.log(`  ${mode}${mode === 'built' ? ' (what users run: the target row)' : ' (TypeScript sources through tsx)'}`);
     console.log(`    first process (compiles):        ${(r.missMs as number).toFixed(2)} ms`);
-    console.log(`    second process (cache hit):      ${hit.toFixed(2)} ms${mode === 'built' ? `   target ≤ 1 ms: ${hit <= 1 ? 'MET' : 'NOT MET'}` : ''}; libnvrtc ${r.hitLoadsNvrtc ? 'LOADED' : 'not loaded'}`);
+    console.log(
+      `    second process (cache hit):      ${hit.toFixed(2)} ms${mode === 'built' ? `   target ≤ 1 ms: ${hit <= 1 ? 'MET' : 'NOT MET'}` : ''}; libnvrtc ${r.hitLoadsNvrtc ? 'LOADED' : 'not loaded'}`,
+    );
     console.log(`    CUDA_TS_CACHE=0 (compiles):      ${(r.offMs as number).toFixed(2)} ms`);
     console.log(`    loading libnvrtc, which the hit did without (timed after it): ${(r.nvrtcLoadMs as number).toFixed(2)} ms`);
     if (mode === 'built') console.log(`    first read of Program (loads program.js and its imports; untimed above): ${(r.programMs as number).toFixed(2)} ms`);

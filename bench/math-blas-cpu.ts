@@ -37,17 +37,57 @@ function main(): void {
   const h = blas.handle;
   const passes: Record<string, Pass> = {
     C: (ops) => void cPass(h, at(0), at(1), at(2), ops),
-    koffi: (ops) => { for (let i = 0; i < ops; i++) rawSgemm(h, 0, 0, 64, 64, 64, alpha, at(0), 64, at(1), 64, beta, at(2), 64); },
-    typed: (ops) => { for (let i = 0; i < ops; i++) typed(h, 0, 0, 64, 64, 64, 1, at(0), 64, at(1), 64, 0, at(2), 64); },
-    'Blas.gemm': (ops) => { for (let i = 0; i < ops; i++) blas.gemm(a, b, c); },
-    'Blas.gemm {alpha, beta}': (ops) => { const o = { alpha: 2, beta: 0.5 }; for (let i = 0; i < ops; i++) blas.gemm(a, b, c, o); },
-    'Blas.gemm, legacy stream': (ops) => { for (let i = 0; i < ops; i++) onLegacy.gemm(a, b, c); },
-    'typed cublasLtMatmul': (ops) => { for (let i = 0; i < ops; i++) typedLt(0x1000 as never, 0x1001 as never, alpha, at(0), 0x1002 as never, at(1), 0x1003 as never, beta, at(2), 0x1004 as never, at(2), 0x1005 as never, algo, 0, 0, stream.handle as never); },
-    'Matmul.execute': (ops) => { for (let i = 0; i < ops; i++) mm.execute(operands); },
+    koffi: (ops) => {
+      for (let i = 0; i < ops; i++) rawSgemm(h, 0, 0, 64, 64, 64, alpha, at(0), 64, at(1), 64, beta, at(2), 64);
+    },
+    typed: (ops) => {
+      for (let i = 0; i < ops; i++) typed(h, 0, 0, 64, 64, 64, 1, at(0), 64, at(1), 64, 0, at(2), 64);
+    },
+    'Blas.gemm': (ops) => {
+      for (let i = 0; i < ops; i++) blas.gemm(a, b, c);
+    },
+    'Blas.gemm {alpha, beta}': (ops) => {
+      const o = { alpha: 2, beta: 0.5 };
+      for (let i = 0; i < ops; i++) blas.gemm(a, b, c, o);
+    },
+    'Blas.gemm, legacy stream': (ops) => {
+      for (let i = 0; i < ops; i++) onLegacy.gemm(a, b, c);
+    },
+    'typed cublasLtMatmul': (ops) => {
+      for (let i = 0; i < ops; i++)
+        typedLt(
+          0x1000 as never,
+          0x1001 as never,
+          alpha,
+          at(0),
+          0x1002 as never,
+          at(1),
+          0x1003 as never,
+          beta,
+          at(2),
+          0x1004 as never,
+          at(2),
+          0x1005 as never,
+          algo,
+          0,
+          0,
+          stream.handle as never,
+        );
+    },
+    'Matmul.execute': (ops) => {
+      for (let i = 0; i < ops; i++) mm.execute(operands);
+    },
   };
   let bindsBefore = 0;
   const only = process.env.ONLY; // a substring: only the rows naming it (for a profile), plus typed
-  const run = runCpuPasses(passes, { what: 'the fake GEMMs', calls: gemms, cpuClock: CPU_CLOCK, only, keep: 'typed', afterWarmUp: () => (bindsBefore = binds()) });
+  const run = runCpuPasses(passes, {
+    what: 'the fake GEMMs',
+    calls: gemms,
+    cpuClock: CPU_CLOCK,
+    only,
+    keep: 'typed',
+    afterWarmUp: () => (bindsBefore = binds()),
+  });
   const base = (k: string): number | undefined => (k.startsWith('Blas') ? run.med.typed : k === 'Matmul.execute' ? run.med['typed cublasLtMatmul'] : undefined);
   const title = `JS side of a cublasSgemm / cublasLtMatmul (stand-in C functions; ${CPU_OPS} calls per pass, median of ${CPU_ROUNDS}, ${CPU_CLOCK ? 'process CPU time' : 'wall clock'})`;
   reportCpu('math-blas-cpu', title, run, 'typed', base, [`context binds (cuCtxSetCurrent) during the timed passes: ${binds() - bindsBefore}`]);

@@ -22,7 +22,22 @@ interface NativeBlas {
   sgemm: (...args: unknown[]) => number;
   create(stream: number): number;
   /** The Matmul's own cublasLtMatmul (handle, descriptor, layouts, algorithm, workspace) `ops` times from C. */
-  ltPass(lt: number, desc: number, la: number, lb: number, lc: number, ld: number, a: number, b: number, d: number, algo: Uint8Array, ws: number, wsSize: number, ops: number, stream: number): number;
+  ltPass(
+    lt: number,
+    desc: number,
+    la: number,
+    lb: number,
+    lc: number,
+    ld: number,
+    a: number,
+    b: number,
+    d: number,
+    algo: Uint8Array,
+    ws: number,
+    wsSize: number,
+    ops: number,
+    stream: number,
+  ): number;
   pass(state: number, half: number, n: number, a: number, b: number, c: number, ops: number, stream: number): number;
   destroy(state: number): number;
 }
@@ -34,11 +49,28 @@ function buildNative(): NativeBlas | string {
   const { lib, libs } = built;
   const cublas = koffi.load(libs[0]);
   return {
-    sgemm: cublas.func('cublasSgemm_v2', 'int', ['uintptr_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t', 'uintptr_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t']) as (...args: unknown[]) => number,
+    sgemm: cublas.func('cublasSgemm_v2', 'int', [
+      'uintptr_t',
+      'int32_t',
+      'int32_t',
+      'int32_t',
+      'int32_t',
+      'int32_t',
+      'void *',
+      'uintptr_t',
+      'int32_t',
+      'uintptr_t',
+      'int32_t',
+      'void *',
+      'uintptr_t',
+      'int32_t',
+    ]) as (...args: unknown[]) => number,
     create: lib.func('uint64_t mb_create(uint64_t)'),
     pass: lib.func('int mb_gemm_pass(uint64_t, int, int, uint64_t, uint64_t, uint64_t, long, uint64_t)'),
     destroy: lib.func('int mb_destroy(uint64_t)'),
-    ltPass: lib.func('int mb_lt_pass(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, uint64_t, uint64_t, long, uint64_t)'),
+    ltPass: lib.func(
+      'int mb_lt_pass(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, uint64_t, uint64_t, long, uint64_t)',
+    ),
   } as NativeBlas;
 }
 
@@ -51,7 +83,13 @@ interface BenchRow {
 }
 
 /** One GEMM row: n×n operands (row-major views for the object, the same memory for C), its passes. */
-function gemmRow(name: string, n: number, half: boolean, ops: number, env: { blas: Blas; stream: Stream; native: NativeBlas | string; cState: number; owned: { close(): void }[] }): BenchRow {
+function gemmRow(
+  name: string,
+  n: number,
+  half: boolean,
+  ops: number,
+  env: { blas: Blas; stream: Stream; native: NativeBlas | string; cState: number; owned: { close(): void }[] },
+): BenchRow {
   const dtype = half ? 'f16' : 'f32';
   const bytes = n * n * (half ? 2 : 4);
   const [a, b, c] = [0, 1, 2].map(() => DeviceBuffer.alloc(bytes, { stream: env.stream }).memset(0, { stream: env.stream }));
@@ -59,21 +97,33 @@ function gemmRow(name: string, n: number, half: boolean, ops: number, env: { bla
   const [va, vb, vc] = [a, b, c].map((buf) => matrix(buf, { dtype, rows: n, cols: n }));
   const { blas, stream, native, cState } = env;
   const passes: Record<string, (ops: number) => void> = {
-    objects: (k) => { for (let i = 0; i < k; i++) blas.gemm(va, vb, vc); stream.synchronize(); },
+    objects: (k) => {
+      for (let i = 0; i < k; i++) blas.gemm(va, vb, vc);
+      stream.synchronize();
+    },
   };
   if (n === 64 && !half) {
     // the typed layer the object calls, and the bare FFI call: what the object's row is made of
     const typed = loadCublas().cublasSgemm;
     const [pa, pb, pc] = [a.ptr, b.ptr, c.ptr];
-    passes.typed = (k) => { for (let i = 0; i < k; i++) typed(blas.handle, 0, 0, n, n, n, 1, pa, n, pb, n, 0, pc, n); stream.synchronize(); };
+    passes.typed = (k) => {
+      for (let i = 0; i < k; i++) typed(blas.handle, 0, 0, n, n, n, 1, pa, n, pb, n, 0, pc, n);
+      stream.synchronize();
+    };
     if (typeof native !== 'string') {
       const [one, zero] = [new Float32Array([1]), new Float32Array([0])];
-      passes.koffi = (k) => { for (let i = 0; i < k; i++) native.sgemm(blas.handle, 0, 0, n, n, n, one, pa, n, pb, n, zero, pc, n); stream.synchronize(); };
+      passes.koffi = (k) => {
+        for (let i = 0; i < k; i++) native.sgemm(blas.handle, 0, 0, n, n, n, one, pa, n, pb, n, zero, pc, n);
+        stream.synchronize();
+      };
     }
     const mm = Matmul.create({ a: va, b: vb, d: vc, stream }).plan({ algorithms: 1 });
     env.owned.push(mm);
     const operands = { a: va, b: vb, d: vc };
-    passes['Matmul.execute'] = (k) => { for (let i = 0; i < k; i++) mm.execute(operands); stream.synchronize(); };
+    passes['Matmul.execute'] = (k) => {
+      for (let i = 0; i < k; i++) mm.execute(operands);
+      stream.synchronize();
+    };
     if (typeof native !== 'string') {
       // the very call Matmul.execute makes (its handle, descriptor, layouts, algorithm, workspace), from C
       const h = (mm as unknown as { handles: number[] }).handles;
@@ -99,7 +149,11 @@ function main(): void {
   const env = { blas, stream, native, cState, owned };
   const opsSmall = scaled(20000, 100);
   const opsLarge = scaled(20, 1);
-  const rows = [gemmRow('gemm_64_f32', 64, false, opsSmall, env), gemmRow('gemm_4096_f32', 4096, false, opsLarge, env), gemmRow('gemm_4096_f16', 4096, true, opsLarge, env)];
+  const rows = [
+    gemmRow('gemm_64_f32', 64, false, opsSmall, env),
+    gemmRow('gemm_4096_f32', 4096, false, opsLarge, env),
+    gemmRow('gemm_4096_f16', 4096, true, opsLarge, env),
+  ];
   const results = rows.map((row) => ({ row, reps: interleave(row.passes, row.ops, REPS) }));
   const fromCupy = cupyRows('bench_cupy_gemm.py', ['--ops-small', String(opsSmall), '--ops-large', String(opsLarge)]);
   const cupy = typeof fromCupy === 'string' ? fromCupy : fromCupy.rows;
@@ -111,16 +165,35 @@ function main(): void {
     const med = Object.fromEntries(Object.entries(reps).map(([k, v]) => [k, median(v)]));
     const theirs = typeof cupy === 'string' ? undefined : cupy[row.name];
     const flops = 2 * row.n ** 3;
-    const show = (ns: number | undefined) => (ns === undefined ? '—' : row.n >= 1024 ? `${fmt(ns / 1e6, 3)} ms (${fmt(flops / ns / 1e3)} TFLOP/s)` : `${fmt(ns / 1e3, 2)} µs`);
+    const show = (ns: number | undefined) =>
+      ns === undefined ? '—' : row.n >= 1024 ? `${fmt(ns / 1e6, 3)} ms (${fmt(flops / ns / 1e3)} TFLOP/s)` : `${fmt(ns / 1e3, 2)} µs`;
     const ratio = (ns: number | undefined) => (ns === undefined || med.C === undefined ? '—' : `${fmt(ns / med.C, 3)}×`);
     const ltRatio = med['C Lt'] === undefined ? '—' : `${fmt(med['Matmul.execute'] / med['C Lt'], 3)}×`;
-    lines.push([row.name, show(med.objects), show(med.typed), show(med.koffi), show(med.C), show(med['Matmul.execute']), show(med['C Lt']), show(theirs), ratio(med.objects), ratio(med.typed), ratio(med.koffi), ltRatio, ratio(theirs)]);
+    lines.push([
+      row.name,
+      show(med.objects),
+      show(med.typed),
+      show(med.koffi),
+      show(med.C),
+      show(med['Matmul.execute']),
+      show(med['C Lt']),
+      show(theirs),
+      ratio(med.objects),
+      ratio(med.typed),
+      ratio(med.koffi),
+      ltRatio,
+      ratio(theirs),
+    ]);
     const target = row.n >= 1024 ? 1.02 : 1.05;
     if (med.C !== undefined) verdicts.push(verdict(row.name, 'objects/C', med.objects / med.C, target));
     if (med['C Lt'] !== undefined) verdicts.push(verdict(row.name, 'Matmul.execute/C Lt', med['Matmul.execute'] / med['C Lt'], target));
   }
-  console.log(`\nBlas.gemm vs C (same process) and CuPy on ${device.name}: per call, median of ${REPS} interleaved repetitions (${opsSmall} calls small, ${opsLarge} large):\n`);
-  console.log(table(['row', 'objects', 'typed', 'koffi', 'C', 'Matmul.execute', 'C Lt', 'CuPy', 'objects/C', 'typed/C', 'koffi/C', 'Matmul/C Lt', 'CuPy/C'], lines));
+  console.log(
+    `\nBlas.gemm vs C (same process) and CuPy on ${device.name}: per call, median of ${REPS} interleaved repetitions (${opsSmall} calls small, ${opsLarge} large):\n`,
+  );
+  console.log(
+    table(['row', 'objects', 'typed', 'koffi', 'C', 'Matmul.execute', 'C Lt', 'CuPy', 'objects/C', 'typed/C', 'koffi/C', 'Matmul/C Lt', 'CuPy/C'], lines),
+  );
   for (const v of verdicts) console.log(v);
   console.log(JSON.stringify({ impl: 'math-blas', device: device.name, rows: Object.fromEntries(results.map(({ row, reps }) => [row.name, reps])), cupy }));
 

@@ -68,7 +68,8 @@ export function standIn(source: string, dir: string, soName: string, envVars: st
   const so = buildStandIn(source, dir, soName);
   for (const v of envVars) process.env[v] = so;
   const lib = koffi.load(so);
-  for (const name of ['cuCtxGetCurrent', 'cuCtxSetCurrent']) drv.provideNative(name, lib.func(name, 'int', [name === 'cuCtxGetCurrent' ? 'void *' : 'uintptr_t']) as never);
+  for (const name of ['cuCtxGetCurrent', 'cuCtxSetCurrent'])
+    drv.provideNative(name, lib.func(name, 'int', [name === 'cuCtxGetCurrent' ? 'void *' : 'uintptr_t']) as never);
   const ctx = fakeContext();
   ctx.bind();
   const stream = Stream.adoptCreated(0x7e57000 as drv.CUstream, ctx);
@@ -172,7 +173,11 @@ export function cupyRows(script: string, args: string[]): { rows: Record<string,
   const py = process.env.PYTHON || 'python3';
   const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', script), ...args], { encoding: 'utf8', timeout: 300_000 });
   if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
-  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }>; skipped_rows?: Record<string, string> };
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+    skipped?: string;
+    rows?: Record<string, { median: number }>;
+    skipped_rows?: Record<string, string>;
+  };
   if (result.skipped) return result.skipped;
   return { rows: Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median])), skipped: result.skipped_rows ?? {} };
 }

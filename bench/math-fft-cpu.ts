@@ -40,12 +40,24 @@ function main(): void {
 
   const passes: Record<string, Pass> = {
     C: (ops) => void cPass(h, sx.ptr, sy.ptr, ops),
-    koffi: (ops) => { for (let i = 0; i < ops; i++) rawExec(h, 0x7f0000000000, 0x7f0000100000, -1); },
-    typed: (ops) => { for (let i = 0; i < ops; i++) typed(h, at.input, at.output, -1); },
-    'forward(buffers)': (ops) => { for (let i = 0; i < ops; i++) plan.forward(sx, sy); },
-    'forward(views)': (ops) => { for (let i = 0; i < ops; i++) plan.forward(vx, vy); },
-    'forward, legacy stream': (ops) => { for (let i = 0; i < ops; i++) onLegacy.forward(sx, sy); },
-    'fft(view, {out, stream})': (ops) => { for (let i = 0; i < ops; i++) fft(vx, oneLiner); },
+    koffi: (ops) => {
+      for (let i = 0; i < ops; i++) rawExec(h, 0x7f0000000000, 0x7f0000100000, -1);
+    },
+    typed: (ops) => {
+      for (let i = 0; i < ops; i++) typed(h, at.input, at.output, -1);
+    },
+    'forward(buffers)': (ops) => {
+      for (let i = 0; i < ops; i++) plan.forward(sx, sy);
+    },
+    'forward(views)': (ops) => {
+      for (let i = 0; i < ops; i++) plan.forward(vx, vy);
+    },
+    'forward, legacy stream': (ops) => {
+      for (let i = 0; i < ops; i++) onLegacy.forward(sx, sy);
+    },
+    'fft(view, {out, stream})': (ops) => {
+      for (let i = 0; i < ops; i++) fft(vx, oneLiner);
+    },
   };
   // always this process's CPU time: on a shared machine, wall time counts the other processes' turns too
   const run = runCpuPasses(passes, { what: 'the fake cufftExecC2C', calls: execs, cpuClock: true });

@@ -66,7 +66,8 @@ function report(deviceName: string, results: { row: BenchRow; reps: Record<strin
     const med = Object.fromEntries(Object.entries(reps).map(([k, v]) => [k, median(v)]));
     const c = med.C;
     const theirs = typeof cupy === 'string' ? undefined : cupy[row.name];
-    const show = (ns: number | undefined) => (ns === undefined ? '—' : row.bytes ? `${fmt(ns / 1e6, 3)} ms (${fmt(row.bytes / ns)} GB/s)` : `${fmt(ns / 1e3, 2)} µs`);
+    const show = (ns: number | undefined) =>
+      ns === undefined ? '—' : row.bytes ? `${fmt(ns / 1e6, 3)} ms (${fmt(row.bytes / ns)} GB/s)` : `${fmt(ns / 1e3, 2)} µs`;
     const ratio = (ns: number | undefined) => (ns === undefined || c === undefined ? '—' : `${fmt(ns / c, 3)}×`);
     lines.push([row.name, show(med.objects), show(med['fft()']), show(c), show(theirs), ratio(med.objects), ratio(med['fft()']), ratio(theirs)]);
     if (c !== undefined) verdicts.push(verdict(row.name, 'objects/C', med.objects / c, row.target));
@@ -107,29 +108,51 @@ function main(): void {
   const cSmall = typeof native === 'string' ? 0 : native.fftPlan(small.n, 1, h);
   const cLarge = typeof native === 'string' ? 0 : native.fftPlan(large.n, 1, h);
   const cGen = typeof native === 'string' ? 0 : native.randCreate(1, h);
-  if (cSmall < 0 || cLarge < 0 || (typeof native !== 'string' && cGen === 0)) throw new Error(`the C side's plans or generator failed (cufftPlan1d status ${-Math.min(cSmall, cLarge, 0) - 1}, generator ${cGen})`);
+  if (cSmall < 0 || cLarge < 0 || (typeof native !== 'string' && cGen === 0))
+    throw new Error(`the C side's plans or generator failed (cufftPlan1d status ${-Math.min(cSmall, cLarge, 0) - 1}, generator ${cGen})`);
   const cPasses = (make: (c: NativeMath) => Pass): Record<string, Pass> => (typeof native === 'string' ? {} : { C: make(native) });
 
   const rows: BenchRow[] = [
     {
-      name: 'fft_c2c_1k', ops: scaled(20000, 100), bytes: 0, target: 1.05,
+      name: 'fft_c2c_1k',
+      ops: scaled(20000, 100),
+      bytes: 0,
+      target: 1.05,
       passes: {
-        objects: (ops) => { for (let i = 0; i < ops; i++) smallPlan.forward(sx, sy); stream.synchronize(); },
-        'fft()': (ops) => { for (let i = 0; i < ops; i++) fft(vx, oneLiner); stream.synchronize(); },
+        objects: (ops) => {
+          for (let i = 0; i < ops; i++) smallPlan.forward(sx, sy);
+          stream.synchronize();
+        },
+        'fft()': (ops) => {
+          for (let i = 0; i < ops; i++) fft(vx, oneLiner);
+          stream.synchronize();
+        },
         ...cPasses((c) => (ops) => ok(c.fftPass(cSmall, sx.ptr, sy.ptr, ops, h), 'mfr_fft_pass')),
       },
     },
     {
-      name: 'uniform_1M', ops: scaled(2000, 10), bytes: 0, target: 1.05,
+      name: 'uniform_1M',
+      ops: scaled(2000, 10),
+      bytes: 0,
+      target: 1.05,
       passes: {
-        objects: (ops) => { for (let i = 0; i < ops; i++) gen.uniform(fill, f32); stream.synchronize(); },
+        objects: (ops) => {
+          for (let i = 0; i < ops; i++) gen.uniform(fill, f32);
+          stream.synchronize();
+        },
         ...cPasses((c) => (ops) => ok(c.randPass(cGen, fill.ptr, 1 << 20, ops, h), 'mfr_rand_pass')),
       },
     },
     {
-      name: 'fft_c2c_16M', ops: scaled(20, 1), bytes: 2 * large.bytes, target: 1.05,
+      name: 'fft_c2c_16M',
+      ops: scaled(20, 1),
+      bytes: 2 * large.bytes,
+      target: 1.05,
       passes: {
-        objects: (ops) => { for (let i = 0; i < ops; i++) largePlan.forward(lx, ly); stream.synchronize(); },
+        objects: (ops) => {
+          for (let i = 0; i < ops; i++) largePlan.forward(lx, ly);
+          stream.synchronize();
+        },
         ...cPasses((c) => (ops) => ok(c.fftPass(cLarge, lx.ptr, ly.ptr, ops, h), 'mfr_fft_pass')),
       },
     },

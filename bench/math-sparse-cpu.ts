@@ -21,7 +21,18 @@ const NNZ = 80_000;
 function main(): void {
   // the env var is read when cuSPARSE first loads, below
   const { lib, ctx, stream, legacy } = standIn('fake-cusparse.c', 'cuda-ts-sparse-cpu', 'libfakecusparse.so', ['CUDA_TS_CUSPARSE_LIBRARY']);
-  const rawSpmv = lib.func('cusparseSpMV', 'int', ['uintptr_t', 'int32_t', 'void *', 'uintptr_t', 'uintptr_t', 'void *', 'uintptr_t', 'int32_t', 'int32_t', 'void *']) as (...a: unknown[]) => number;
+  const rawSpmv = lib.func('cusparseSpMV', 'int', [
+    'uintptr_t',
+    'int32_t',
+    'void *',
+    'uintptr_t',
+    'uintptr_t',
+    'void *',
+    'uintptr_t',
+    'int32_t',
+    'int32_t',
+    'void *',
+  ]) as (...a: unknown[]) => number;
   const cPass = lib.func('fake_spmv_pass', 'int', ['uint64_t', 'uint64_t', 'uint64_t', 'uint64_t', 'long']) as (...a: unknown[]) => number;
   const spmvs = lib.func('fake_cusparse_spmvs', 'long', []) as () => number;
   const repoints = lib.func('fake_cusparse_repoints', 'long', []) as () => number;
@@ -43,18 +54,40 @@ function main(): void {
 
   const passes: Record<string, Pass> = {
     C: (ops) => void cPass(0x1000, A.descriptor, xd.descriptor, yd.descriptor, ops),
-    koffi: (ops) => { for (let i = 0; i < ops; i++) rawSpmv(0x1000, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0); },
-    raw: (ops) => { for (let i = 0; i < ops; i++) cusparseRaw.cusparseSpMV(0x1000 as never, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0); },
-    typed: (ops) => { for (let i = 0; i < ops; i++) typed(0x1000 as never, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0); },
-    'spmv(views)': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, x, y); },
-    'spmv(DenseVector)': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, xd, yd); },
-    'spmv(views, {alpha, beta})': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, x, y, scaled); },
-    'spmv, legacy stream': (ops) => { for (let i = 0; i < ops; i++) onLegacy.spmv(A, x, y); },
+    koffi: (ops) => {
+      for (let i = 0; i < ops; i++) rawSpmv(0x1000, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0);
+    },
+    raw: (ops) => {
+      for (let i = 0; i < ops; i++) cusparseRaw.cusparseSpMV(0x1000 as never, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0);
+    },
+    typed: (ops) => {
+      for (let i = 0; i < ops; i++) typed(0x1000 as never, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0);
+    },
+    'spmv(views)': (ops) => {
+      for (let i = 0; i < ops; i++) sparse.spmv(A, x, y);
+    },
+    'spmv(DenseVector)': (ops) => {
+      for (let i = 0; i < ops; i++) sparse.spmv(A, xd, yd);
+    },
+    'spmv(views, {alpha, beta})': (ops) => {
+      for (let i = 0; i < ops; i++) sparse.spmv(A, x, y, scaled);
+    },
+    'spmv, legacy stream': (ops) => {
+      for (let i = 0; i < ops; i++) onLegacy.spmv(A, x, y);
+    },
   };
   let repointsBefore = 0;
   const only = process.env.ONLY; // a substring: only the rows naming it (for a profile), plus typed
-  const run = runCpuPasses(passes, { what: 'the fake cusparseSpMV', calls: spmvs, cpuClock: CPU_CLOCK, only, keep: 'typed', afterWarmUp: () => (repointsBefore = repoints()) });
-  if (repoints() !== repointsBefore) throw new Error(`the timed passes re-pointed a descriptor ${repoints() - repointsBefore} times (the addresses never change)`);
+  const run = runCpuPasses(passes, {
+    what: 'the fake cusparseSpMV',
+    calls: spmvs,
+    cpuClock: CPU_CLOCK,
+    only,
+    keep: 'typed',
+    afterWarmUp: () => (repointsBefore = repoints()),
+  });
+  if (repoints() !== repointsBefore)
+    throw new Error(`the timed passes re-pointed a descriptor ${repoints() - repointsBefore} times (the addresses never change)`);
   const base = (k: string): number | undefined => (k === 'C' || k === 'koffi' || k === 'raw' || k === 'typed' ? undefined : run.med.typed);
   const title = `JS side of a cusparseSpMV (stand-in C functions; ${CPU_OPS} calls per pass, median of ${CPU_ROUNDS}, ${CPU_CLOCK ? 'process CPU time' : 'wall clock'})`;
   reportCpu('math-sparse-cpu', title, run, 'typed', base);

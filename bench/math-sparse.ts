@@ -49,7 +49,10 @@ function hostMatrix(): { rowOffsets: Int32Array; colIndices: Int32Array; values:
   for (let r = 0; r < ROWS; r++) {
     const cols = new Set<number>();
     while (cols.size < PER_ROW) cols.add(Math.floor(next() * ROWS));
-    colIndices.set([...cols].sort((a, b) => a - b), r * PER_ROW);
+    colIndices.set(
+      [...cols].sort((a, b) => a - b),
+      r * PER_ROW,
+    );
   }
   return { rowOffsets, colIndices, values: Float32Array.from({ length: ROWS * PER_ROW }, () => next() * 2 - 1) };
 }
@@ -80,8 +83,14 @@ function main(): void {
   if (typeof native !== 'string' && cState === 0) throw new Error('the C side could not set up its handle, descriptors or workspace');
 
   const passes: Record<string, (ops: number) => void> = {
-    objects: (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, x, y); stream.synchronize(); },
-    'objects (DenseVector)': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, xd, yd); stream.synchronize(); },
+    objects: (ops) => {
+      for (let i = 0; i < ops; i++) sparse.spmv(A, x, y);
+      stream.synchronize();
+    },
+    'objects (DenseVector)': (ops) => {
+      for (let i = 0; i < ops; i++) sparse.spmv(A, xd, yd);
+      stream.synchronize();
+    },
   };
   if (typeof native !== 'string') {
     passes.C = (ops) => ok(native.pass(cState, ops, h), 'ms_spmv_pass');
@@ -105,8 +114,15 @@ function report(deviceName: string, nnz: number, ops: number, reps: Record<strin
   const cupyNames: Record<string, string> = { matmul: 'CuPy (A @ x)', spmv_out: 'CuPy (cusparse.spmv, y=)' };
   for (const [k, v] of Object.entries(cupy)) med[cupyNames[k] ?? `CuPy ${k}`] = v;
   const ratio = (n: string): string => (med.C === undefined ? '—' : `${fmt(med[n] / med.C, 3)}×`);
-  console.log(`\nSparse.spmv vs C (same process) and CuPy on ${deviceName}: ${ROWS}-row CSR f32, nnz ${nnz}, per call, median of ${REPS} interleaved repetitions of ${ops} calls (CuPy: its own process, after):\n`);
-  console.log(table(['implementation', 'per call', 'ratio to C'], Object.keys(med).map((n) => [n, `${fmt(med[n] / 1e3, 2)} µs`, ratio(n)])));
+  console.log(
+    `\nSparse.spmv vs C (same process) and CuPy on ${deviceName}: ${ROWS}-row CSR f32, nnz ${nnz}, per call, median of ${REPS} interleaved repetitions of ${ops} calls (CuPy: its own process, after):\n`,
+  );
+  console.log(
+    table(
+      ['implementation', 'per call', 'ratio to C'],
+      Object.keys(med).map((n) => [n, `${fmt(med[n] / 1e3, 2)} µs`, ratio(n)]),
+    ),
+  );
   if (reps.C !== undefined) {
     const perRep = (n: string): number => median(reps[n].map((t, i) => t / reps.C[i]));
     const objectsToC = perRep('objects');

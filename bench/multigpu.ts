@@ -14,7 +14,23 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ncclGetVersion } from '../generated/13.0/nccl';
 import { Communicator, Device, DeviceBuffer, Stream, canAccessPeer, copyPeer, enablePeerAccess } from '../src';
-import { BENCH_DIR, COPY_BYTES, Impl, type ImplResult, type MeasuredRow, REPO_ROOT, RESULTS_DIR, fmt, isMeasured, log, measure, reason, scaled, table, writeJson } from './common';
+import {
+  BENCH_DIR,
+  COPY_BYTES,
+  Impl,
+  type ImplResult,
+  type MeasuredRow,
+  REPO_ROOT,
+  RESULTS_DIR,
+  fmt,
+  isMeasured,
+  log,
+  measure,
+  reason,
+  scaled,
+  table,
+  writeJson,
+} from './common';
 
 process.env.NCCL_NVLS_ENABLE = '0'; // read by NCCL when it initialises (first communicator), not at import
 
@@ -38,22 +54,38 @@ async function peerCopies(impl: Impl, d0: Device, d1: Device): Promise<void> {
     src.memset(1);
     dst.memset(0);
     const ops = scaled(10, 1);
-    await impl.row('peer_copy_sync_256MiB', () => measure((k) => {
-      // cuMemcpyPeer may return before a device-to-device copy ends: wait for both devices, per copy
-      // (as the PyTorch row does with torch.cuda.synchronize on each device)
-      for (let i = 0; i < k; i++) {
-        copyPeer(dst, src);
-        d0.synchronize();
-        d1.synchronize();
-      }
-    }, ops, 2, 'GB/s', COPY_BYTES));
+    await impl.row('peer_copy_sync_256MiB', () =>
+      measure(
+        (k) => {
+          // cuMemcpyPeer may return before a device-to-device copy ends: wait for both devices, per copy
+          // (as the PyTorch row does with torch.cuda.synchronize on each device)
+          for (let i = 0; i < k; i++) {
+            copyPeer(dst, src);
+            d0.synchronize();
+            d1.synchronize();
+          }
+        },
+        ops,
+        2,
+        'GB/s',
+        COPY_BYTES,
+      ),
+    );
     const head = dst.subarray(0, 4).toArray(Uint8Array);
     const tail = dst.subarray(COPY_BYTES - 4).toArray(Uint8Array);
     if (![...head, ...tail].every((x) => x === 1)) impl.skip('peer_copy_sync_256MiB', 'copied data is wrong');
-    await impl.row('peer_copy_async_256MiB', () => measure((k) => {
-      for (let i = 0; i < k; i++) copyPeer(dst, src, { stream });
-      stream.synchronize();
-    }, ops, 2, 'GB/s', COPY_BYTES));
+    await impl.row('peer_copy_async_256MiB', () =>
+      measure(
+        (k) => {
+          for (let i = 0; i < k; i++) copyPeer(dst, src, { stream });
+          stream.synchronize();
+        },
+        ops,
+        2,
+        'GB/s',
+        COPY_BYTES,
+      ),
+    );
   } finally {
     closeAll([src, dst, stream]);
   }
@@ -83,10 +115,16 @@ async function allReduce(impl: Impl, devices: Device[]): Promise<void> {
 
     let alg: MeasuredRow | undefined;
     await impl.row('allreduce_256MiB_f32_busbw', () => {
-      alg = measure((k) => {
-        for (let i = 0; i < k; i++) iteration();
-        streams.forEach((s) => s.synchronize());
-      }, scaled(20, 1), 5, 'GB/s', COPY_BYTES);
+      alg = measure(
+        (k) => {
+          for (let i = 0; i < k; i++) iteration();
+          streams.forEach((s) => s.synchronize());
+        },
+        scaled(20, 1),
+        5,
+        'GB/s',
+        COPY_BYTES,
+      );
       return scaleRow(alg, (2 * (n - 1)) / n);
     });
     if (alg) impl.rows.allreduce_256MiB_f32_algbw = alg;
@@ -144,7 +182,11 @@ function pytorch(): Promise<ImplResult> {
     child.on('error', (e) => (stderr += `\n${reason(e)}`));
     child.on('close', (code) => {
       clearTimeout(timer);
-      const last = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      const last = stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .pop();
       if (code === 0 && last) {
         try {
           return resolve(JSON.parse(last) as ImplResult);
@@ -176,12 +218,20 @@ async function main(): Promise<void> {
   const text = table(['GB/s (median of 5)', 'cuda-ts', 'PyTorch', 'cuda-ts/PyTorch'], rows);
   const notes = [ts, torch].flatMap((r) => [
     ...(r.skipped ? [`${r.impl}: skipped: ${r.skipped}`] : []),
-    ...Object.entries(r.rows ?? {}).filter(([, v]) => !isMeasured(v)).map(([k, v]) => `${r.impl} ${k}: ${(v as { skipped: string }).skipped}`),
+    ...Object.entries(r.rows ?? {})
+      .filter(([, v]) => !isMeasured(v))
+      .map(([k, v]) => `${r.impl} ${k}: ${(v as { skipped: string }).skipped}`),
   ]);
   console.log(`multi-GPU: ${count} GPU(s)${ts.meta.gpus ? ` (${(ts.meta.gpus as string[]).join(', ')})` : ''}, NCCL_NVLS_ENABLE=0`);
   console.log(text);
   for (const n of [...new Set(notes)]) console.log(`  ${n}`);
-  const result = { date: new Date().toISOString(), gpus: count, env: { NCCL_NVLS_ENABLE: '0', BENCH_SCALE: process.env.BENCH_SCALE ?? '1' }, results: [ts, torch], table: text };
+  const result = {
+    date: new Date().toISOString(),
+    gpus: count,
+    env: { NCCL_NVLS_ENABLE: '0', BENCH_SCALE: process.env.BENCH_SCALE ?? '1' },
+    results: [ts, torch],
+    table: text,
+  };
   writeJson(join(RESULTS_DIR, 'multigpu.json'), result);
   if (process.env.OUT) writeJson(join(process.env.OUT, 'multigpu.json'), result);
 }

@@ -25,12 +25,17 @@ import { loadLibrary } from '../support';
 import { NodeFfiLibrary, nodeFfi } from '../support/nodeffi';
 
 type Pass = (n: number) => void;
-interface Row { name: string; impls: Record<string, Pass> }
+interface Row {
+  name: string;
+  impls: Record<string, Pass>;
+}
 
-const ffi = nodeFfi() as unknown as {
-  DynamicLibrary: new (path: string) => { getFunction(name: string, sig: { arguments: string[]; return: string }): (...a: unknown[]) => number };
-  getRawPointer(b: ArrayBuffer): bigint;
-} | undefined;
+const ffi = nodeFfi() as unknown as
+  | {
+      DynamicLibrary: new (path: string) => { getFunction(name: string, sig: { arguments: string[]; return: string }): (...a: unknown[]) => number };
+      getRawPointer(b: ArrayBuffer): bigint;
+    }
+  | undefined;
 if (!ffi) {
   console.error(`node ${process.version} has no node:ffi: run under Node 26 (PATH=/tmp/node26/node_modules/node/bin:$PATH)`);
   process.exit(1);
@@ -78,7 +83,8 @@ function cLoops(): Record<string, Pass> | undefined {
     const lib = koffi.load(join(dir, 'libloop.so'));
     if ((lib.func('loop_init', 'int', ['const char *']) as (p: string) => number)(path) !== 0) return undefined;
     const loops: Record<string, Pass> = {};
-    for (const n of ['getLastError', 'getDevice', 'runtimeVersion', 'driverVersion', 'getAttribute', 'memcpy2DAsync']) loops[n] = lib.func(`loop_${n}`, 'int', ['int']) as Pass;
+    for (const n of ['getLastError', 'getDevice', 'runtimeVersion', 'driverVersion', 'getAttribute', 'memcpy2DAsync'])
+      loops[n] = lib.func(`loop_${n}`, 'int', ['int']) as Pass;
     return loops;
   } catch (e) {
     console.error(`no C row: ${(e as Error).message.split('\n')[0]}`);
@@ -94,14 +100,22 @@ function cLoops(): Record<string, Pass> | undefined {
 type Typed = typeof import('../generated/13.0/runtime');
 type Raw = typeof import('../generated/13.0/runtime/raw');
 type Fn = (...a: never[]) => unknown;
-interface Bound { typed: Record<string, Fn>; raw: Record<string, Fn>; binder: Typed['binder'] }
+interface Bound {
+  typed: Record<string, Fn>;
+  raw: Record<string, Fn>;
+  binder: Typed['binder'];
+}
 const TYPED = ['cudaRuntimeGetVersion', 'cudaDriverGetVersion'];
 const RAW = ['cudaGetLastError', 'cudaRuntimeGetVersion', 'cudaDriverGetVersion', 'cudaGetDevice', 'cudaDeviceGetAttribute', 'cudaMemcpy2DAsync'];
 // cudaMemcpy2DAsync(dst, 64, src, 64, 8, 1, cudaMemcpyHostToHost, stream 0) between two 64-byte host
 // buffers: "insufficient driver" without a GPU, an 8-byte host copy with one
 const dst = new Uint8Array(64);
 const src = new Uint8Array(64);
-const ARGS: Record<string, unknown[]> = { cudaGetLastError: [], cudaDeviceGetAttribute: [new Int32Array(1), 16, 0], cudaMemcpy2DAsync: [dst, 64, src, 64, 8, 1, 0, 0] };
+const ARGS: Record<string, unknown[]> = {
+  cudaGetLastError: [],
+  cudaDeviceGetAttribute: [new Int32Array(1), 16, 0],
+  cudaMemcpy2DAsync: [dst, 64, src, 64, 8, 1, 0, 0],
+};
 function loadModule(backend: 'node' | 'koffi', root = join(__dirname, '..')): Bound {
   for (const k of Object.keys(require.cache)) if (k.includes(join('generated', '13.0', 'runtime'))) delete require.cache[k];
   const typed = require(join(root, 'generated', '13.0', 'runtime')) as Typed;
@@ -146,13 +160,33 @@ function lastErrorRow(withC: WithC): Row {
   const rawLastK = viaKoffi.raw.cudaGetLastError as () => number;
   return {
     name: 'cudaGetLastError()',
-    impls: withC({
-      koffi: (n) => { for (let i = 0; i < n; i++) kLast(); },
-      'node:ffi': (n) => { for (let i = 0; i < n; i++) nLast(); },
-      'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) rawLast(); },
-      ...(before ? { 'raw, node:ffi (before)': ((f: () => number): Pass => (n) => { for (let i = 0; i < n; i++) f(); })(before.raw.cudaGetLastError as () => number) } : {}),
-      'raw, koffi': (n) => { for (let i = 0; i < n; i++) rawLastK(); },
-    }, 'getLastError'),
+    impls: withC(
+      {
+        koffi: (n) => {
+          for (let i = 0; i < n; i++) kLast();
+        },
+        'node:ffi': (n) => {
+          for (let i = 0; i < n; i++) nLast();
+        },
+        'raw, node:ffi': (n) => {
+          for (let i = 0; i < n; i++) rawLast();
+        },
+        ...(before
+          ? {
+              'raw, node:ffi (before)': (
+                (f: () => number): Pass =>
+                (n) => {
+                  for (let i = 0; i < n; i++) f();
+                }
+              )(before.raw.cudaGetLastError as () => number),
+            }
+          : {}),
+        'raw, koffi': (n) => {
+          for (let i = 0; i < n; i++) rawLastK();
+        },
+      },
+      'getLastError',
+    ),
   };
 }
 
@@ -164,22 +198,47 @@ function outParamRow(withC: WithC, name: 'cudaRuntimeGetVersion' | 'cudaDriverGe
   const r = viaNode.raw[name] as (p: Int32Array) => number;
   const rk = viaKoffi.raw[name] as (p: Int32Array) => number;
   const impls: Record<string, Pass> = {
-    koffi: (n) => { for (let i = 0; i < n; i++) k(out); },
-    'node:ffi, ArrayBuffer': (n) => { for (let i = 0; i < n; i++) nAb(outBuffer); },
-    'node:ffi, bigint address': (n) => { for (let i = 0; i < n; i++) nBig(outAddress); },
-    'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) r(out); },
-    ...(before ? { 'raw, node:ffi (before)': ((f: (p: Int32Array) => number): Pass => (n) => { for (let i = 0; i < n; i++) f(out); })(before.raw[name] as (p: Int32Array) => number) } : {}),
-    'raw, koffi': (n) => { for (let i = 0; i < n; i++) rk(out); },
+    koffi: (n) => {
+      for (let i = 0; i < n; i++) k(out);
+    },
+    'node:ffi, ArrayBuffer': (n) => {
+      for (let i = 0; i < n; i++) nAb(outBuffer);
+    },
+    'node:ffi, bigint address': (n) => {
+      for (let i = 0; i < n; i++) nBig(outAddress);
+    },
+    'raw, node:ffi': (n) => {
+      for (let i = 0; i < n; i++) r(out);
+    },
+    ...(before
+      ? {
+          'raw, node:ffi (before)': (
+            (f: (p: Int32Array) => number): Pass =>
+            (n) => {
+              for (let i = 0; i < n; i++) f(out);
+            }
+          )(before.raw[name] as (p: Int32Array) => number),
+        }
+      : {}),
+    'raw, koffi': (n) => {
+      for (let i = 0; i < n; i++) rk(out);
+    },
   };
   if (typedOk) {
     const tf = viaNode.typed[name] as () => number;
     const tkf = viaKoffi.typed[name] as () => number;
-    impls['typed, node:ffi'] = (n) => { for (let i = 0; i < n; i++) tf(); };
+    impls['typed, node:ffi'] = (n) => {
+      for (let i = 0; i < n; i++) tf();
+    };
     if (before) {
       const tb = before.typed[name] as () => number;
-      impls['typed, node:ffi (before)'] = (n) => { for (let i = 0; i < n; i++) tb(); };
+      impls['typed, node:ffi (before)'] = (n) => {
+        for (let i = 0; i < n; i++) tb();
+      };
     }
-    impls['typed, koffi'] = (n) => { for (let i = 0; i < n; i++) tkf(); };
+    impls['typed, koffi'] = (n) => {
+      for (let i = 0; i < n; i++) tkf();
+    };
   }
   return { name: `${name}(int *)`, impls: withC(impls, loop) };
 }
@@ -191,13 +250,33 @@ function attributeRow(withC: WithC): Row {
   const rkAttr = viaKoffi.raw.cudaDeviceGetAttribute as (o: Int32Array, a: number, d: number) => number;
   return {
     name: 'cudaDeviceGetAttribute(int *, int, int)',
-    impls: withC({
-      koffi: (n) => { for (let i = 0; i < n; i++) kAttr(out, 16, 0); },
-      'node:ffi, bigint address': (n) => { for (let i = 0; i < n; i++) nAttr(outAddress, 16, 0); },
-      'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) rAttr(out, 16, 0); },
-      ...(before ? { 'raw, node:ffi (before)': ((f: (o: Int32Array, a: number, d: number) => number): Pass => (n) => { for (let i = 0; i < n; i++) f(out, 16, 0); })(before.raw.cudaDeviceGetAttribute as (o: Int32Array, a: number, d: number) => number) } : {}),
-      'raw, koffi': (n) => { for (let i = 0; i < n; i++) rkAttr(out, 16, 0); },
-    }, 'getAttribute'),
+    impls: withC(
+      {
+        koffi: (n) => {
+          for (let i = 0; i < n; i++) kAttr(out, 16, 0);
+        },
+        'node:ffi, bigint address': (n) => {
+          for (let i = 0; i < n; i++) nAttr(outAddress, 16, 0);
+        },
+        'raw, node:ffi': (n) => {
+          for (let i = 0; i < n; i++) rAttr(out, 16, 0);
+        },
+        ...(before
+          ? {
+              'raw, node:ffi (before)': (
+                (f: (o: Int32Array, a: number, d: number) => number): Pass =>
+                (n) => {
+                  for (let i = 0; i < n; i++) f(out, 16, 0);
+                }
+              )(before.raw.cudaDeviceGetAttribute as (o: Int32Array, a: number, d: number) => number),
+            }
+          : {}),
+        'raw, koffi': (n) => {
+          for (let i = 0; i < n; i++) rkAttr(out, 16, 0);
+        },
+      },
+      'getAttribute',
+    ),
   };
 }
 
@@ -205,20 +284,43 @@ function memcpy2DRow(withC: WithC): Row {
   const kCopy = kf('cudaMemcpy2DAsync', ['void *', 'size_t', 'void *', 'size_t', 'size_t', 'size_t', 'int', 'void *']);
   type Copy = (d: Uint8Array, dp: number, s: Uint8Array, sp: number, w: number, h: number, k: number, st: number) => number;
   const rCopy = viaNode.raw.cudaMemcpy2DAsync as Copy;
-  const nCopy = open().getFunction('cudaMemcpy2DAsync', { arguments: ['pointer', 'uint64', 'pointer', 'uint64', 'uint64', 'uint64', 'int32', 'pointer'], return: 'int32' });
+  const nCopy = open().getFunction('cudaMemcpy2DAsync', {
+    arguments: ['pointer', 'uint64', 'pointer', 'uint64', 'uint64', 'uint64', 'int32', 'pointer'],
+    return: 'int32',
+  });
   const dstAddress = ffi!.getRawPointer(dst.buffer as ArrayBuffer) + BigInt(dst.byteOffset);
   const srcAddress = ffi!.getRawPointer(src.buffer as ArrayBuffer) + BigInt(src.byteOffset);
   const rkCopy = viaKoffi.raw.cudaMemcpy2DAsync as Copy;
   return {
     name: 'cudaMemcpy2DAsync(void *, size_t, const void *, size_t, size_t, size_t, kind, stream): 8 arguments',
-    impls: withC({
-      koffi: (n) => { for (let i = 0; i < n; i++) kCopy(dst, 64, src, 64, 8, 1, 0, null); },
-      // node:ffi's own shared-buffer call, which is why the binder keeps such functions on koffi
-      'node:ffi, shared buffer': (n) => { for (let i = 0; i < n; i++) nCopy(dstAddress, 64n, srcAddress, 64n, 8n, 1n, 0, 0n); },
-      'raw, CUDA_TS_FFI=node (on koffi)': (n) => { for (let i = 0; i < n; i++) rCopy(dst, 64, src, 64, 8, 1, 0, 0); },
-      ...(before ? { 'raw, node:ffi (before)': ((f: Copy): Pass => (n) => { for (let i = 0; i < n; i++) f(dst, 64, src, 64, 8, 1, 0, 0); })(before.raw.cudaMemcpy2DAsync as Copy) } : {}),
-      'raw, koffi': (n) => { for (let i = 0; i < n; i++) rkCopy(dst, 64, src, 64, 8, 1, 0, 0); },
-    }, 'memcpy2DAsync'),
+    impls: withC(
+      {
+        koffi: (n) => {
+          for (let i = 0; i < n; i++) kCopy(dst, 64, src, 64, 8, 1, 0, null);
+        },
+        // node:ffi's own shared-buffer call, which is why the binder keeps such functions on koffi
+        'node:ffi, shared buffer': (n) => {
+          for (let i = 0; i < n; i++) nCopy(dstAddress, 64n, srcAddress, 64n, 8n, 1n, 0, 0n);
+        },
+        'raw, CUDA_TS_FFI=node (on koffi)': (n) => {
+          for (let i = 0; i < n; i++) rCopy(dst, 64, src, 64, 8, 1, 0, 0);
+        },
+        ...(before
+          ? {
+              'raw, node:ffi (before)': (
+                (f: Copy): Pass =>
+                (n) => {
+                  for (let i = 0; i < n; i++) f(dst, 64, src, 64, 8, 1, 0, 0);
+                }
+              )(before.raw.cudaMemcpy2DAsync as Copy),
+            }
+          : {}),
+        'raw, koffi': (n) => {
+          for (let i = 0; i < n; i++) rkCopy(dst, 64, src, 64, 8, 1, 0, 0);
+        },
+      },
+      'memcpy2DAsync',
+    ),
   };
 }
 
@@ -226,7 +328,11 @@ function rows(): Row[] {
   const c = cLoops();
   const withC: WithC = (impls, loop) => (c ? { C: c[loop], ...impls } : impls);
   const outRows: Row[] = [lastErrorRow(withC)];
-  for (const [name, loop, typedOk] of [['cudaRuntimeGetVersion', 'runtimeVersion', true], ['cudaDriverGetVersion', 'driverVersion', true], ['cudaGetDevice', 'getDevice', false]] as const) {
+  for (const [name, loop, typedOk] of [
+    ['cudaRuntimeGetVersion', 'runtimeVersion', true],
+    ['cudaDriverGetVersion', 'driverVersion', true],
+    ['cudaGetDevice', 'getDevice', false],
+  ] as const) {
     outRows.push(outParamRow(withC, name, loop, typedOk));
   }
   outRows.push(attributeRow(withC));
@@ -243,7 +349,9 @@ const REPS = Number(process.env.BENCH_REPS ?? 15);
 const N = Number(process.env.BENCH_CALLS ?? 100_000);
 const only = process.env.BENCH_ONLY?.split(',');
 const all = rows().filter((r) => !only || only.some((o) => r.name.includes(o)));
-console.log(`node:ffi call cost, CPU (libcudart without a GPU), node ${process.version}; ${REPS} interleaved repetitions of ${N} calls; ns per call: median [min–max], ×C: median [min–max] of per-repetition ratios`);
+console.log(
+  `node:ffi call cost, CPU (libcudart without a GPU), node ${process.version}; ${REPS} interleaved repetitions of ${N} calls; ns per call: median [min–max], ×C: median [min–max] of per-repetition ratios`,
+);
 const results: Record<string, Record<string, number[]>> = {};
 for (const row of all) {
   const names = Object.keys(row.impls);

@@ -45,7 +45,12 @@ import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt,
 import { type ChosenFloor, chooseFloor, floorLine, standaloneEnv } from './floor';
 
 const T0 = Date.now();
-const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const SKIP = new Set(
+  (process.env.BENCH_SKIP ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 interface ChildResult {
   code: number | null;
@@ -91,7 +96,10 @@ function tail(text: string, n = 3): string {
 }
 
 function lastJson<T>(stdout: string): T {
-  const lines = stdout.trim().split('\n').filter((l) => l.trim().startsWith('{') || l.trim().startsWith('['));
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{') || l.trim().startsWith('['));
   if (!lines.length) throw new Error('no JSON on stdout');
   return JSON.parse(lines[lines.length - 1]) as T;
 }
@@ -199,11 +207,39 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<T | undefine
 
 // ---------------------------------------------------------------------------------------------
 
-const IMPLS = ['native-c', 'native-c-inproc', 'koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-ts-raw-nodeffi', 'cuda-ts-typed-nodeffi', 'cuda-ts-objects-nodeffi', 'cuda-python', 'cuda.core', 'cupy'] as const;
+const IMPLS = [
+  'native-c',
+  'native-c-inproc',
+  'koffi',
+  'cuda-ts-raw',
+  'cuda-ts-typed',
+  'cuda-ts-objects',
+  'cuda-ts-raw-nodeffi',
+  'cuda-ts-typed-nodeffi',
+  'cuda-ts-objects-nodeffi',
+  'cuda-python',
+  'cuda.core',
+  'cupy',
+] as const;
 const ROW_ORDER = [
-  'cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_4args_prepacked', 'launch_16args_prepacked',
-  'launch_sync', 'launch_blocking_synchronize', 'launch_await_synchronized', 'launch_async_synchronize', 'await_synchronized_idle',
-  'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB',
+  'cuCtxGetCurrent',
+  'cuDeviceGetAttribute',
+  'launch_0args',
+  'launch_4args',
+  'launch_16args',
+  'launch_4args_prepacked',
+  'launch_16args_prepacked',
+  'launch_sync',
+  'launch_blocking_synchronize',
+  'launch_await_synchronized',
+  'launch_async_synchronize',
+  'await_synchronized_idle',
+  'event_record_elapsed',
+  'alloc_free_async_1MiB',
+  'h2d_pinned_256MiB',
+  'd2h_pinned_256MiB',
+  'h2d_pageable_256MiB',
+  'd2h_pageable_256MiB',
   'nvrtc_compile_small',
 ];
 
@@ -247,7 +283,21 @@ function tableRows(all: ImplResult[]): string[] {
   const rowsSeen = new Set<string>();
   for (const r of all) for (const k of Object.keys(r.rows ?? {})) if (!k.startsWith('import_first_call')) rowsSeen.add(k);
   // bench.c's rows always appear (skipped cells say why); other rows when some implementation has them.
-  const always = new Set(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB', 'nvrtc_compile_small']);
+  const always = new Set([
+    'cuCtxGetCurrent',
+    'cuDeviceGetAttribute',
+    'launch_0args',
+    'launch_4args',
+    'launch_16args',
+    'launch_sync',
+    'event_record_elapsed',
+    'alloc_free_async_1MiB',
+    'h2d_pinned_256MiB',
+    'd2h_pinned_256MiB',
+    'h2d_pageable_256MiB',
+    'd2h_pageable_256MiB',
+    'nvrtc_compile_small',
+  ]);
   return [...ROW_ORDER.filter((r) => rowsSeen.has(r) || always.has(r)), ...[...rowsSeen].filter((r) => !ROW_ORDER.includes(r)).sort()];
 }
 
@@ -259,7 +309,13 @@ function tableLines(rows: string[], get: GetRow, skippedNotes: Map<string, numbe
   };
   const lines: string[][] = [];
   for (const row of rows) {
-    const base = isMeasured(get('native-c-inproc', row)) ? 'native-c-inproc' : isMeasured(get('native-c', row)) ? 'native-c' : isMeasured(get('cuda-python', row)) ? 'cuda-python' : undefined;
+    const base = isMeasured(get('native-c-inproc', row))
+      ? 'native-c-inproc'
+      : isMeasured(get('native-c', row))
+        ? 'native-c'
+        : isMeasured(get('cuda-python', row))
+          ? 'cuda-python'
+          : undefined;
     const baseRow = base ? (get(base, row) as MeasuredRow) : undefined;
     const unit = IMPLS.map((i) => get(i, row)).find(isMeasured)?.unit ?? '';
     const cells = IMPLS.map((impl) => {
@@ -276,7 +332,12 @@ function tableLines(rows: string[], get: GetRow, skippedNotes: Map<string, numbe
       }
       return `${v} ${(r.median / baseRow.median).toFixed(2)}x`;
     });
-    lines.push([row, unitLabel(unit), base === 'native-c-inproc' ? 'C (same process)' : base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-', ...cells]);
+    lines.push([
+      row,
+      unitLabel(unit),
+      base === 'native-c-inproc' ? 'C (same process)' : base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-',
+      ...cells,
+    ]);
   }
   return lines;
 }
@@ -285,31 +346,72 @@ function tableLines(rows: string[], get: GetRow, skippedNotes: Map<string, numbe
  * A ratio target's judge: pushes the verdict on `verdicts`. better 'lower': the ratio must be ≤ limit
  * (times); 'higher': ≥ limit (GB/s). `extra` may fail a value that meets the ratio.
  */
-const ratioJudge = (verdicts: Verdict[], get: GetRow) => (target: string, row: string, impl: string | undefined, base: string, limit: number, extra?: (v: number) => string | undefined, better: 'lower' | 'higher' = 'lower'): number => {
-  if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
-  if (base === 'native-c' && isMeasured(get('native-c-inproc', row))) base = 'native-c-inproc';
-  const vr = get(impl, row);
-  const br = get(base, row);
-  if (!isMeasured(vr) || !isMeasured(br)) return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${!isMeasured(vr) ? impl : base} has no ${row}` });
-  const bad = extra?.(vr.median);
-  if (vr.interleaved && br.interleaved) {
-    const q = ratioStats(vr.reps, br.reps);
-    return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: ratioWords(q), verdict: bad ? 'FAIL' : judgeRatios(q, limit, better), why: bad });
-  }
-  const ratio = vr.median / br.median;
-  const ok = better === 'lower' ? ratio <= limit : ratio >= limit;
-  return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x (medians; not interleaved)`, verdict: ok && !bad ? 'PASS' : 'FAIL', why: bad });
-};
+const ratioJudge =
+  (verdicts: Verdict[], get: GetRow) =>
+  (
+    target: string,
+    row: string,
+    impl: string | undefined,
+    base: string,
+    limit: number,
+    extra?: (v: number) => string | undefined,
+    better: 'lower' | 'higher' = 'lower',
+  ): number => {
+    if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
+    if (base === 'native-c' && isMeasured(get('native-c-inproc', row))) base = 'native-c-inproc';
+    const vr = get(impl, row);
+    const br = get(base, row);
+    if (!isMeasured(vr) || !isMeasured(br))
+      return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${!isMeasured(vr) ? impl : base} has no ${row}` });
+    const bad = extra?.(vr.median);
+    if (vr.interleaved && br.interleaved) {
+      const q = ratioStats(vr.reps, br.reps);
+      return verdicts.push({
+        target,
+        row,
+        judged: `${impl} vs ${base}`,
+        value: ratioWords(q),
+        verdict: bad ? 'FAIL' : judgeRatios(q, limit, better),
+        why: bad,
+      });
+    }
+    const ratio = vr.median / br.median;
+    const ok = better === 'lower' ? ratio <= limit : ratio >= limit;
+    return verdicts.push({
+      target,
+      row,
+      judged: `${impl} vs ${base}`,
+      value: `${ratio.toFixed(3)}x (medians; not interleaved)`,
+      verdict: ok && !bad ? 'PASS' : 'FAIL',
+      why: bad,
+    });
+  };
 
 /** The call and launch targets of issues 5, 11 and 17, judged on the GPU rows. */
 function gpuTargets(get: GetRow, m: MedianOf): Verdict[] {
   const verdicts: Verdict[] = [];
-  const layer = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : isMeasured(get('cuda-ts-typed', row)) ? 'cuda-ts-typed' : undefined);
+  const layer = (row: string) =>
+    isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : isMeasured(get('cuda-ts-typed', row)) ? 'cuda-ts-typed' : undefined;
   const ratioTarget = ratioJudge(verdicts, get);
-  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.2× hand-declared koffi', row, 'cuda-ts-typed', 'koffi', 1.2);
+  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute'])
+    ratioTarget('trivial call, typed ≤ 1.2× hand-declared koffi', row, 'cuda-ts-typed', 'koffi', 1.2);
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.3× raw', row, 'cuda-ts-typed', 'cuda-ts-raw', 1.3);
-  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('node:ffi: trivial call, typed ≤ 2× C', row, isMeasured(get('cuda-ts-typed-nodeffi', row)) ? 'cuda-ts-typed-nodeffi' : undefined, 'native-c', 2);
-  for (const row of ['launch_0args', 'launch_4args']) ratioTarget('node:ffi: objects launch ≤ 1.03× C', row, isMeasured(get('cuda-ts-objects-nodeffi', row)) ? 'cuda-ts-objects-nodeffi' : undefined, 'native-c', 1.03);
+  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute'])
+    ratioTarget(
+      'node:ffi: trivial call, typed ≤ 2× C',
+      row,
+      isMeasured(get('cuda-ts-typed-nodeffi', row)) ? 'cuda-ts-typed-nodeffi' : undefined,
+      'native-c',
+      2,
+    );
+  for (const row of ['launch_0args', 'launch_4args'])
+    ratioTarget(
+      'node:ffi: objects launch ≤ 1.03× C',
+      row,
+      isMeasured(get('cuda-ts-objects-nodeffi', row)) ? 'cuda-ts-objects-nodeffi' : undefined,
+      'native-c',
+      1.03,
+    );
   const fasterThan = (row: string) => (v: number) => {
     const slower = ['cuda.core', 'cupy'].filter((p) => {
       const pv = m(p, row);
@@ -318,11 +420,26 @@ function gpuTargets(get: GetRow, m: MedianOf): Verdict[] {
     return slower.length ? `not faster than ${slower.join(', ')}` : undefined;
   };
   const objLaunch = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : undefined);
-  ratioTarget('launch 0 args, objects ≤ 1.10× C and faster than cuda.core, CuPy', 'launch_0args', objLaunch('launch_0args'), 'native-c', 1.1, fasterThan('launch_0args'));
-  ratioTarget('launch 4 args, objects ≤ 1.15× C and faster than cuda.core, CuPy', 'launch_4args', objLaunch('launch_4args'), 'native-c', 1.15, fasterThan('launch_4args'));
+  ratioTarget(
+    'launch 0 args, objects ≤ 1.10× C and faster than cuda.core, CuPy',
+    'launch_0args',
+    objLaunch('launch_0args'),
+    'native-c',
+    1.1,
+    fasterThan('launch_0args'),
+  );
+  ratioTarget(
+    'launch 4 args, objects ≤ 1.15× C and faster than cuda.core, CuPy',
+    'launch_4args',
+    objLaunch('launch_4args'),
+    'native-c',
+    1.15,
+    fasterThan('launch_4args'),
+  );
   ratioTarget('launch + sync round trip ≤ 1.05× C', 'launch_sync', layer('launch_sync'), 'native-c', 1.05);
   // GB/s: the ratio must be ≥ 0.97 (per repetition where both ran interleaved, as the time rows).
-  for (const row of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB']) ratioTarget('H2D/D2H 256 MiB pinned ≥ 0.97× C', row, layer(row), 'native-c', 0.97, undefined, 'higher');
+  for (const row of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB'])
+    ratioTarget('H2D/D2H 256 MiB pinned ≥ 0.97× C', row, layer(row), 'native-c', 0.97, undefined, 'higher');
   ratioTarget('stream-ordered alloc + free ≤ 1.15× C', 'alloc_free_async_1MiB', layer('alloc_free_async_1MiB'), 'native-c', 1.15);
   return verdicts;
 }
@@ -333,16 +450,43 @@ function startupAndCpuTargets(st: ImplResult | undefined, cpuRes: CpuResult | un
   {
     const r = st?.rows?.import_first_call_driver_js;
     const d = st?.rows?.import_first_call_driver_dist;
-    const pick = isMeasured(d) ? ['import_first_call_driver_dist', d] as const : isMeasured(r) ? ['import_first_call_driver_js', r] as const : undefined;
-    if (!pick) verdicts.push({ target: 'import + first call, cuda-ts/driver ≤ 25 ms', row: 'import_first_call_driver', judged: '-', verdict: 'SKIP', why: (r && !isMeasured(r) ? r.skipped : undefined) ?? st?.skipped ?? 'not measured' });
-    else verdicts.push({ target: 'import + first call, cuda-ts/driver ≤ 25 ms', row: pick[0], judged: 'compiled JS', value: `${fmt(pick[1].median)} ms`, verdict: pick[1].median <= 25 ? 'PASS' : 'FAIL' });
+    const pick = isMeasured(d) ? (['import_first_call_driver_dist', d] as const) : isMeasured(r) ? (['import_first_call_driver_js', r] as const) : undefined;
+    if (!pick)
+      verdicts.push({
+        target: 'import + first call, cuda-ts/driver ≤ 25 ms',
+        row: 'import_first_call_driver',
+        judged: '-',
+        verdict: 'SKIP',
+        why: (r && !isMeasured(r) ? r.skipped : undefined) ?? st?.skipped ?? 'not measured',
+      });
+    else
+      verdicts.push({
+        target: 'import + first call, cuda-ts/driver ≤ 25 ms',
+        row: pick[0],
+        judged: 'compiled JS',
+        value: `${fmt(pick[1].median)} ms`,
+        verdict: pick[1].median <= 25 ? 'PASS' : 'FAIL',
+      });
   }
   if (cpuRes) {
     const tr = cpuRes.ratios.typed_vs_raw;
     const q = cpuRes.spreads?.typed_vs_raw;
     const verdict = q ? judgeRatios(q, 1.3, 'lower') : tr <= 1.3 ? 'PASS' : 'FAIL';
-    verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${q ? ratioWords(q) : `${tr.toFixed(3)}x (medians)`} (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict });
-  } else verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: '-', verdict: 'SKIP', why: steps.cpu?.skipped ?? 'not run' });
+    verdicts.push({
+      target: 'typed vs raw (CPU, libcudart) ≤ 1.3×',
+      row: 'cudaRuntimeGetVersion',
+      judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)',
+      value: `${q ? ratioWords(q) : `${tr.toFixed(3)}x (medians)`} (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`,
+      verdict,
+    });
+  } else
+    verdicts.push({
+      target: 'typed vs raw (CPU, libcudart) ≤ 1.3×',
+      row: 'cudaRuntimeGetVersion',
+      judged: '-',
+      verdict: 'SKIP',
+      why: steps.cpu?.skipped ?? 'not run',
+    });
   return verdicts;
 }
 
@@ -351,8 +495,12 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFl
   const skippedNotes = new Map<string, number>();
   const lines = tableLines(tableRows(all), get, skippedNotes);
   const out: string[] = [];
-  const inter = all.map((r) => r.meta?.interleaved).find((x): x is { repetition: string } => !!x && typeof x === 'object' && typeof (x as { repetition?: unknown }).repetition === 'string');
-  out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (same process and clock) the median of the per-repetition ratios with their min-max. A repetition: ${inter?.repetition ?? repetitionWords(Number(process.env.BENCH_REPS ?? 7) | 0 || 7)}; each implementation's work per repetition is the row's loop count of bench.c. For GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
+  const inter = all
+    .map((r) => r.meta?.interleaved)
+    .find((x): x is { repetition: string } => !!x && typeof x === 'object' && typeof (x as { repetition?: unknown }).repetition === 'string');
+  out.push(
+    `cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (same process and clock) the median of the per-repetition ratios with their min-max. A repetition: ${inter?.repetition ?? repetitionWords(Number(process.env.BENCH_REPS ?? 7) | 0 || 7)}; each implementation's work per repetition is the row's loop count of bench.c. For GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`,
+  );
   out.push(table(['row', 'unit', 'vs', ...IMPLS.map((i) => (i === 'native-c' ? 'native-c (1 process)' : i))], lines));
   out.push(floorLine(all, floor));
   if (skippedNotes.size) {
@@ -364,19 +512,29 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFl
   const st = byImpl.get('cuda-ts-startup');
   if (st && !st.skipped) {
     out.push('\nimport + first call in a fresh process (ms; median of 5 spawns):');
-    for (const [k, r] of Object.entries(st.rows)) out.push(`  ${k.padEnd(34)} ${isMeasured(r) ? `${fmt(r.median)} ms  (${r.note ?? ''})` : `skipped: ${short(r.skipped, 200)}`}`);
+    for (const [k, r] of Object.entries(st.rows))
+      out.push(`  ${k.padEnd(34)} ${isMeasured(r) ? `${fmt(r.median)} ms  (${r.note ?? ''})` : `skipped: ${short(r.skipped, 200)}`}`);
   }
 
   // Targets.
   const verdicts: Verdict[] = [...gpuTargets(get, m), ...startupAndCpuTargets(st, cpuRes)];
-  out.push('\ntargets (issues 5, 11, 17; the [lo-hi] of a ratio is the 95% interval of the median of the per-repetition ratios (their min-max up to 8 repetitions); PASS when all of it meets the target, "noisy" when it crosses the target):');
+  out.push(
+    '\ntargets (issues 5, 11, 17; the [lo-hi] of a ratio is the 95% interval of the median of the per-repetition ratios (their min-max up to 8 repetitions); PASS when all of it meets the target, "noisy" when it crosses the target):',
+  );
   out.push(verdictTable(verdicts));
 
   // await vs blocking synchronize.
   const blocking = m('cuda-ts-objects', 'launch_blocking_synchronize');
   const awaited = m('cuda-ts-objects', 'launch_await_synchronized');
-  if (blocking !== undefined && awaited !== undefined) out.push(`\nawait stream.synchronized() after a launch: ${fmt(awaited)} ns vs blocking stream.synchronize() ${fmt(blocking)} ns (${(awaited / blocking).toFixed(2)}x); koffi .async cuStreamSynchronize: ${fmt(m('koffi', 'launch_async_synchronize'))} ns`);
-  out.push(`\nsteps: ${Object.entries(steps).map(([k, v]) => `${k} ${v.ms !== undefined ? `${(v.ms / 1000).toFixed(1)} s` : ''}${v.skipped ? ` (skipped: ${v.skipped.slice(0, 200)})` : ''}`).join('; ')}; total ${((Date.now() - T0) / 1000).toFixed(1)} s`);
+  if (blocking !== undefined && awaited !== undefined)
+    out.push(
+      `\nawait stream.synchronized() after a launch: ${fmt(awaited)} ns vs blocking stream.synchronize() ${fmt(blocking)} ns (${(awaited / blocking).toFixed(2)}x); koffi .async cuStreamSynchronize: ${fmt(m('koffi', 'launch_async_synchronize'))} ns`,
+    );
+  out.push(
+    `\nsteps: ${Object.entries(steps)
+      .map(([k, v]) => `${k} ${v.ms !== undefined ? `${(v.ms / 1000).toFixed(1)} s` : ''}${v.skipped ? ` (skipped: ${v.skipped.slice(0, 200)})` : ''}`)
+      .join('; ')}; total ${((Date.now() - T0) / 1000).toFixed(1)} s`,
+  );
   return { text: out.join('\n'), verdicts };
 }
 
@@ -384,12 +542,16 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFl
 function machineWords(all: ImplResult[]): string {
   const meta = all.find((r) => r.impl === 'native-c' && !r.skipped)?.meta ?? all.find((r) => r.impl === 'native-c-inproc')?.meta ?? {};
   const gpu = typeof meta.device === 'string' ? meta.device : 'GPU unknown';
-  const driver = typeof meta.driver_version === 'number' ? `, driver supporting CUDA ${Math.floor(meta.driver_version / 1000)}.${(meta.driver_version % 1000) / 10}` : '';
+  const driver =
+    typeof meta.driver_version === 'number' ? `, driver supporting CUDA ${Math.floor(meta.driver_version / 1000)}.${(meta.driver_version % 1000) / 10}` : '';
   // Bun and Deno by name where their columns were measured (each child's meta carries its version)
-  const runtimes = [`Node ${process.versions.node}`, ...(['Bun', 'Deno'] as const).flatMap((rt) => {
-    const r = all.find((x) => x.impl === `cuda-ts-objects-${rt.toLowerCase()}` && !x.skipped);
-    return r ? [typeof r.meta?.version === 'string' ? `${rt} ${r.meta.version}` : rt] : [];
-  })];
+  const runtimes = [
+    `Node ${process.versions.node}`,
+    ...(['Bun', 'Deno'] as const).flatMap((rt) => {
+      const r = all.find((x) => x.impl === `cuda-ts-objects-${rt.toLowerCase()}` && !x.skipped);
+      return r ? [typeof r.meta?.version === 'string' ? `${rt} ${r.meta.version}` : rt] : [];
+    }),
+  ];
   return `${gpu}${driver}, ${runtimes.join(', ')}`;
 }
 
@@ -405,7 +567,11 @@ function stagingSection(stg: ImplResult[] | undefined, all: ImplResult[], verdic
 
 /** Target verdicts as a table: target, row, judged on, value, verdict (and why). */
 function verdictTable(vs: readonly { target: string; row: string; judged: string; value?: string; verdict: string; why?: string }[]): string {
-  return table(['target', 'row', 'judged on', 'value', 'verdict'], vs.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5);
+  return table(
+    ['target', 'row', 'judged on', 'value', 'verdict'],
+    vs.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]),
+    5,
+  );
 }
 
 async function main(): Promise<void> {
@@ -416,7 +582,9 @@ async function main(): Promise<void> {
   all.push(nat ?? { impl: 'native-c', meta: {}, rows: {}, skipped: steps.native?.skipped ?? 'not run' });
   const g = await step('gpu', gpu);
   if (g) all.push(...g);
-  else for (const n of ['koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-ts-startup']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.gpu?.skipped ?? 'not run' });
+  else
+    for (const n of ['koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-ts-startup'])
+      all.push({ impl: n, meta: {}, rows: {}, skipped: steps.gpu?.skipped ?? 'not run' });
   for (const rt of CHILD_RUNTIMES) {
     const r = await step(rt, () => runtimeGpu(rt, runChild, nativeLibrary()));
     all.push(...(r ?? skippedImpls(rt, steps[rt]?.skipped ?? 'not run')));
@@ -437,7 +605,14 @@ async function main(): Promise<void> {
   if (imp) {
     text += `\n\nimport + first call in a fresh process vs koffi's own (ms; targets of issue 17; ${importRoundWords(IMPORT_ROUNDS, IMPORT_PER_ROUND)}):\n${importTable(imp)}`;
     for (const v of imp as ImportVerdict[]) {
-      if (v.allowance_ms !== undefined) verdicts.push({ target: `import + first call, ${v.row} ≤ koffi + ${v.allowance_ms} ms`, row: `import_${v.row}`, judged: `${v.row} - koffi per round`, value: `${v.over_koffi_ms} ms [${v.spread[0]}..${v.spread[1]}]`, verdict: v.verdict as Verdict['verdict'] });
+      if (v.allowance_ms !== undefined)
+        verdicts.push({
+          target: `import + first call, ${v.row} ≤ koffi + ${v.allowance_ms} ms`,
+          row: `import_${v.row}`,
+          judged: `${v.row} - koffi per round`,
+          value: `${v.over_koffi_ms} ms [${v.spread[0]}..${v.spread[1]}]`,
+          verdict: v.verdict as Verdict['verdict'],
+        });
     }
   }
   {
@@ -449,7 +624,8 @@ async function main(): Promise<void> {
   text += stagingSection(stg, all, verdicts);
   // Awaiting GPU work (issue 46): its section and verdicts as bench/await.ts printed them.
   text += `\n\n${awt ? awt.text : `awaiting GPU work: skipped (${steps.await?.skipped ?? 'not run'})`}`;
-  for (const v of awt?.verdicts ?? []) verdicts.push({ target: v.target, row: 'await', judged: 'one run (bench/await.ts)', value: v.value, verdict: v.verdict });
+  for (const v of awt?.verdicts ?? [])
+    verdicts.push({ target: v.target, row: 'await', judged: 'one run (bench/await.ts)', value: v.value, verdict: v.verdict });
   // The math libraries (issue 43): each bench's table and its verdict lines.
   text += `\n\n${mth ? mth.text : `math libraries: skipped (${steps.math?.skipped ?? 'not run'})`}`;
   verdicts.push(...(mth?.verdicts ?? []));

@@ -38,7 +38,10 @@ export interface ChildResult {
 
 interface RuntimeGlobals {
   Bun?: { version?: string };
-  Deno?: { version?: { deno?: string }; dlopen(path: string, symbols: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
+  Deno?: {
+    version?: { deno?: string };
+    dlopen(path: string, symbols: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, (...a: unknown[]) => number> };
+  };
 }
 
 function runtimeName(): { runtime: string; version: string } {
@@ -62,25 +65,34 @@ type NativeFns = {
 function nativeFunctions(lib: string): NativeFns {
   const g = globalThis as RuntimeGlobals;
   if (g.Bun) {
-    const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
+    const { dlopen } = require('bun:ffi') as {
+      dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> };
+    };
     const s = dlopen(lib, {
-      bench_init: { args: ['ptr', 'i32'], returns: 'i32' }, bench_pass: { args: ['ptr', 'i64'], returns: 'i32' },
-      bench_pin_thread: { args: ['i32'], returns: 'i32' }, bench_current_cpu: { args: [], returns: 'i32' },
+      bench_init: { args: ['ptr', 'i32'], returns: 'i32' },
+      bench_pass: { args: ['ptr', 'i64'], returns: 'i32' },
+      bench_pin_thread: { args: ['i32'], returns: 'i32' },
+      bench_current_cpu: { args: [], returns: 'i32' },
     }).symbols;
     return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'bun:ffi dlopen' };
   }
   if (g.Deno) {
     const s = g.Deno.dlopen(lib, {
-      bench_init: { parameters: ['buffer', 'i32'], result: 'i32' }, bench_pass: { parameters: ['buffer', 'i64'], result: 'i32' },
-      bench_pin_thread: { parameters: ['i32'], result: 'i32' }, bench_current_cpu: { parameters: [], result: 'i32' },
+      bench_init: { parameters: ['buffer', 'i32'], result: 'i32' },
+      bench_pass: { parameters: ['buffer', 'i64'], result: 'i32' },
+      bench_pin_thread: { parameters: ['i32'], result: 'i32' },
+      bench_current_cpu: { parameters: [], result: 'i32' },
     }).symbols;
     return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'Deno.dlopen' };
   }
   const koffi = require('koffi') as typeof import('koffi');
   const so = koffi.load(lib);
   return {
-    init: so.func('int bench_init(void *ptx, int ordinal)') as never, pass: so.func('int bench_pass(void *row, int64_t ops)') as never,
-    pin: so.func('int bench_pin_thread(int cpu)') as never, cpuNow: so.func('int bench_current_cpu()') as never, how: 'koffi',
+    init: so.func('int bench_init(void *ptx, int ordinal)') as never,
+    pass: so.func('int bench_pass(void *row, int64_t ops)') as never,
+    pin: so.func('int bench_pin_thread(int cpu)') as never,
+    cpuNow: so.func('int bench_current_cpu()') as never,
+    how: 'koffi',
   };
 }
 
@@ -106,8 +118,15 @@ export function nativePasses(rows: string[], meta: Record<string, unknown>, pins
 }
 
 /** Every implementation's passes (a failure becomes a note), and the closers of what they opened. */
-function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> } {
-  const only = process.env.BENCH_CHILD_IMPLS?.split(',').map((s) => s.trim()).filter(Boolean);
+function implementations(
+  cu: Driver,
+  S: State,
+  rows: string[],
+  meta: Record<string, unknown>,
+): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> } {
+  const only = process.env.BENCH_CHILD_IMPLS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const { impls, notes, attempt } = passCollector((name) => !only?.length || only.includes(name));
   const closers: (() => void)[] = [];
   const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
@@ -157,7 +176,10 @@ function measureRows(impls: Record<string, Passes>, rows: string[], pinner: RowP
 export function runChild(): ChildResult {
   const { runtime, version } = runtimeName();
   const result: ChildResult = { runtime, version, meta: {}, rows: {}, notes: {} };
-  const rows = (process.env.BENCH_CHILD_ROWS ?? CHILD_ROWS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const rows = (process.env.BENCH_CHILD_ROWS ?? CHILD_ROWS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   let cu: Driver;
   let S: State;
   let cleanup: () => void;
@@ -168,7 +190,11 @@ export function runChild(): ChildResult {
     result.skipped = `${runtime} ${version}: driver setup failed: ${reason(e)}`;
     return result;
   }
-  Object.assign(result.meta, { runtime, version, backends: Object.fromEntries(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuLaunchKernel'].map((n) => [n, cu.binder.backendOf(n)])) });
+  Object.assign(result.meta, {
+    runtime,
+    version,
+    backends: Object.fromEntries(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuLaunchKernel'].map((n) => [n, cu.binder.backendOf(n)])),
+  });
   const { impls, notes, closers, pins } = implementations(cu, S, rows, result.meta);
   result.notes = notes;
   const pinner = new RowPinner(floorSettings(), pins.pin, pins.cpuNow); // after set-up, as docs/performance.md explains

@@ -15,12 +15,22 @@ import { CHILD_IMPLS, type ChildRuntime, runtimeImpl } from './runtimes-report';
 import type { ChildResult } from './runtime-child';
 
 /** How bench/run.ts runs a child: its exit code and output (stderr is passed through as progress). */
-export type Spawn = (cmd: string, args: string[], timeoutS: number, env: NodeJS.ProcessEnv, cwd: string) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+export type Spawn = (
+  cmd: string,
+  args: string[],
+  timeoutS: number,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+) => Promise<{ code: number | null; stdout: string; stderr: string }>;
 
 /** The folders and bench files the child needs, in the CommonJS copy. */
 const TREE_ROOTS = [
-  'support', 'src', ...['driver', 'nvrtc', 'nvjitlink', 'nccl', 'nvml'].map((m) => `generated/13.0/${m}`),
-  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'floor', 'ffi-bare'].map((f) => `bench/${f}.ts`),
+  'support',
+  'src',
+  ...['driver', 'nvrtc', 'nvjitlink', 'nccl', 'nvml'].map((m) => `generated/13.0/${m}`),
+  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'floor', 'ffi-bare'].map(
+    (f) => `bench/${f}.ts`,
+  ),
 ];
 
 /** Seconds a child may run (at BENCH_SCALE=1 it takes well under a minute on the H200). */

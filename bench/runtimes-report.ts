@@ -15,7 +15,16 @@ export const CHILD_RUNTIMES = ['bun', 'deno'] as const;
 export type ChildRuntime = (typeof CHILD_RUNTIMES)[number];
 
 /** The rows the children measure: bench.c's call and launch rows (the 256 MiB copies stay with bench/gpu.ts). */
-export const CHILD_ROWS = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB'];
+export const CHILD_ROWS = [
+  'cuCtxGetCurrent',
+  'cuDeviceGetAttribute',
+  'launch_0args',
+  'launch_4args',
+  'launch_16args',
+  'launch_sync',
+  'event_record_elapsed',
+  'alloc_free_async_1MiB',
+];
 /**
  * A child's repetitions per row (BENCH_CHILD_REPS, else BENCH_REPS): its rows are short (about 2 s a
  * repetition for all of them), and the verdicts judge the median's 95% interval, which at 21
@@ -85,7 +94,7 @@ export function runtimeTable(all: readonly ImplResult[]): string {
     return cells;
   });
   const out = [
-    'Node, Bun and Deno: ns per operation, and the ratio to C measured in the same process (libbench.so, interleaved with the JS columns; Node: koffi by default, Bun: bun:ffi, Deno: Deno.dlopen, each the runtime\'s default FFI):',
+    "Node, Bun and Deno: ns per operation, and the ratio to C measured in the same process (libbench.so, interleaved with the JS columns; Node: koffi by default, Bun: bun:ffi, Deno: Deno.dlopen, each the runtime's default FFI):",
     table(header, lines, 2),
   ];
   out.push(...howLines(all));
@@ -102,8 +111,12 @@ function howLines(all: readonly ImplResult[]): string[] {
   for (const rt of CHILD_RUNTIMES) {
     const meta = all.find((r) => r.impl === runtimeImpl('cuda-ts-typed', rt) && !r.skipped)?.meta;
     if (!meta) continue;
-    const backends = Object.entries((meta.backends ?? {}) as Record<string, { backend?: string; reason?: string }>).map(([fn, b]) => `${fn} via ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}`);
-    lines.push(`  ${TITLE[rt]} ${String(meta.version ?? '?')}: ${backends.join(', ') || 'backends not reported'}; C loaded by ${String(meta.native_c_loaded_by ?? '?')}; ${floorRecordWords(meta.floor as FloorRecord | undefined)}`);
+    const backends = Object.entries((meta.backends ?? {}) as Record<string, { backend?: string; reason?: string }>).map(
+      ([fn, b]) => `${fn} via ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}`,
+    );
+    lines.push(
+      `  ${TITLE[rt]} ${String(meta.version ?? '?')}: ${backends.join(', ') || 'backends not reported'}; C loaded by ${String(meta.native_c_loaded_by ?? '?')}; ${floorRecordWords(meta.floor as FloorRecord | undefined)}`,
+    );
   }
   const floors = floorsLine(all);
   if (floors) lines.push(floors);
@@ -113,11 +126,16 @@ function howLines(all: readonly ImplResult[]): string[] {
 /** Each runtime's C floor on the launch rows beside the standalone process's (one process: a ±10% lottery, docs/performance.md). */
 export function floorsLine(all: readonly ImplResult[]): string | undefined {
   const get = lookup(all);
-  const cell = (impl: string) => ['launch_0args', 'launch_4args'].map((row) => {
-    const r = get(impl, row);
-    return isMeasured(r) ? fmt(r.median) : '-';
-  }).join(' / ');
-  const parts = JS_RUNTIMES.filter((rt) => isMeasured(get(runtimeImpl('native-c-inproc', rt), 'launch_0args'))).map((rt) => `${TITLE[rt]} ${cell(runtimeImpl('native-c-inproc', rt))}`);
+  const cell = (impl: string) =>
+    ['launch_0args', 'launch_4args']
+      .map((row) => {
+        const r = get(impl, row);
+        return isMeasured(r) ? fmt(r.median) : '-';
+      })
+      .join(' / ');
+  const parts = JS_RUNTIMES.filter((rt) => isMeasured(get(runtimeImpl('native-c-inproc', rt), 'launch_0args'))).map(
+    (rt) => `${TITLE[rt]} ${cell(runtimeImpl('native-c-inproc', rt))}`,
+  );
   if (!parts.length) return undefined;
   const standalone = isMeasured(get('native-c', 'launch_0args')) ? `; standalone native-c (one process) ${cell('native-c')}` : '';
   return `  C floor per runtime, launch_0args / launch_4args ns (in-process, pinned as each line says): ${parts.join(', ')}${standalone}`;
@@ -134,12 +152,20 @@ function judgeQuiet(get: GetRow, target: string, row: string, impl: string, base
   const v = get(impl, row);
   const b = get(base, row);
   if (plain.verdict === 'SKIP' || !isMeasured(v) || !isMeasured(b) || !v.interleaved || !b.interleaved) return plain;
-  const floor = quietFloor(JS_RUNTIMES.map((rt) => get(runtimeImpl('native-c-inproc', rt), row)).filter(isMeasured).map((r) => r.reps));
+  const floor = quietFloor(
+    JS_RUNTIMES.map((rt) => get(runtimeImpl('native-c-inproc', rt), row))
+      .filter(isMeasured)
+      .map((r) => r.reps),
+  );
   const q = quietRatioStats(v.reps, b.reps, floor);
   const rule = `C ≤ ${QUIET_SLACK}× the run's quiet floor ${fmt(floor)} ns`;
   // plain.value is every repetition's ratio in words (both rows are interleaved here)
   if (q.quiet < MIN_QUIET_REPS) return { ...plain, value: `${plain.value}; all reps: only ${q.quiet} of ${q.of} quiet (${rule})` };
-  return { ...plain, value: `${ratioWords(q)} on ${q.quiet} of ${q.of} quiet reps (${rule}); all reps ${plain.value}`, verdict: judgeRatios(q, limit, 'lower') };
+  return {
+    ...plain,
+    value: `${ratioWords(q)} on ${q.quiet} of ${q.of} quiet reps (${rule}); all reps ${plain.value}`,
+    verdict: judgeRatios(q, limit, 'lower'),
+  };
 }
 
 /** One ratio target on one runtime's columns: `impl` against the runtime's own C, ≤ limit. */
@@ -147,8 +173,14 @@ function judgeOne(get: GetRow, target: string, row: string, impl: string, base: 
   const v = get(impl, row);
   const b = get(base, row);
   if (!isMeasured(v) || !isMeasured(b)) {
-    const missing = !isMeasured(v) ? [impl, v] as const : [base, b] as const;
-    return { target, row, judged: `${impl} vs ${base}`, verdict: 'SKIP', why: `${missing[0]} has no ${row}${missing[1] && !isMeasured(missing[1]) ? `: ${missing[1].skipped}` : ''}` };
+    const missing = !isMeasured(v) ? ([impl, v] as const) : ([base, b] as const);
+    return {
+      target,
+      row,
+      judged: `${impl} vs ${base}`,
+      verdict: 'SKIP',
+      why: `${missing[0]} has no ${row}${missing[1] && !isMeasured(missing[1]) ? `: ${missing[1].skipped}` : ''}`,
+    };
   }
   const q = ratioOf(v, b);
   const verdict = q.interleaved ? judgeRatios(q, limit, 'lower') : q.median <= limit ? 'PASS' : 'FAIL';
@@ -160,8 +192,16 @@ function judgeOne(get: GetRow, target: string, row: string, impl: string, base: 
 export function anyRuntime(target: string, row: string, each: readonly Verdict[]): Verdict {
   const of = (v: Verdict['verdict']) => each.filter((e) => e.verdict === v);
   const verdict = (['PASS', 'noisy', 'FAIL'] as const).find((v) => of(v).length) ?? 'SKIP';
-  const judged = each.filter((e) => e.verdict !== 'SKIP').map((e) => e.judged.split(' vs ')[0]).join(', ') || '-';
-  const value = each.filter((e) => e.value).map((e) => `${e.judged.split(' vs ')[0]} ${e.value!.split(' ')[0]}`).join('; ') || undefined;
+  const judged =
+    each
+      .filter((e) => e.verdict !== 'SKIP')
+      .map((e) => e.judged.split(' vs ')[0])
+      .join(', ') || '-';
+  const value =
+    each
+      .filter((e) => e.value)
+      .map((e) => `${e.judged.split(' vs ')[0]} ${e.value!.split(' ')[0]}`)
+      .join('; ') || undefined;
   return { target, row, judged, value, verdict, why: verdict === 'SKIP' ? 'no runtime measured it' : undefined };
 }
 
@@ -174,10 +214,22 @@ export function runtimeVerdicts(all: readonly ImplResult[]): Verdict[] {
   const get = lookup(all);
   const out: Verdict[] = [];
   for (const rt of CHILD_RUNTIMES) {
-    for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) out.push(judgeQuiet(get, `${TITLE[rt]}: trivial call, typed ≤ 2× C (same process, quiet reps)`, row, runtimeImpl('cuda-ts-typed', rt), runtimeImpl('native-c-inproc', rt), 2));
+    for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute'])
+      out.push(
+        judgeQuiet(
+          get,
+          `${TITLE[rt]}: trivial call, typed ≤ 2× C (same process, quiet reps)`,
+          row,
+          runtimeImpl('cuda-ts-typed', rt),
+          runtimeImpl('native-c-inproc', rt),
+          2,
+        ),
+      );
   }
   for (const row of ['launch_0args', 'launch_4args']) {
-    const each = JS_RUNTIMES.map((rt) => judgeOne(get, `${TITLE[rt]}: objects launch ≤ 1.03× C (same process)`, row, runtimeImpl('cuda-ts-objects', rt), runtimeImpl('native-c-inproc', rt), 1.03));
+    const each = JS_RUNTIMES.map((rt) =>
+      judgeOne(get, `${TITLE[rt]}: objects launch ≤ 1.03× C (same process)`, row, runtimeImpl('cuda-ts-objects', rt), runtimeImpl('native-c-inproc', rt), 1.03),
+    );
     out.push(...each, anyRuntime('objects launch ≤ 1.03× C under at least one runtime', row, each));
   }
   return out;

@@ -75,7 +75,6 @@ if (cu) {
 process.stdout.write(JSON.stringify(rows));
 `;
 
-
 /** The runtimes found: name → command prefix. */
 function runtimes(): Record<string, string[]> {
   const found: Record<string, string[]> = { Node: [process.execPath] };
@@ -106,7 +105,10 @@ function printTable(results: Record<string, Record<string, unknown>>): void {
   for (const c of columns) {
     const b = results[c].backend as { backend?: string; reason?: string } | undefined;
     if (results[c].error) console.log(`${c}: ${String(results[c].error)}`);
-    else console.log(`${c}: default typed call bound through ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}${results[c].driverBackends ? `; ${(results[c].driverBackends as string[]).join(', ')}` : ''}`);
+    else
+      console.log(
+        `${c}: default typed call bound through ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}${results[c].driverBackends ? `; ${(results[c].driverBackends as string[]).join(', ')}` : ''}`,
+      );
   }
 }
 
@@ -118,7 +120,8 @@ function main(): void {
     const results: Record<string, Record<string, unknown>> = {};
     for (const [name, cmd] of Object.entries(runtimes())) {
       results[name] = measure(cmd, dir);
-      if (!results[name].error) Object.assign(results[name], { ...measure(cmd, dir, 'koffi'), backend: results[name].backend, driverBackends: results[name].driverBackends });
+      if (!results[name].error)
+        Object.assign(results[name], { ...measure(cmd, dir, 'koffi'), backend: results[name].backend, driverBackends: results[name].driverBackends });
     }
     printTable(results);
     if (process.env.OUT) writeFileSync(join(process.env.OUT, 'runtimes.json'), JSON.stringify(results, null, 1));

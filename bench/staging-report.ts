@@ -36,7 +36,13 @@ function speedup(d: Cell, s: Cell): string {
 
 type Meta = {
   crossover?: { h2d: number | null; d2h: number | null };
-  settings?: { upload?: { minBytes: number; hostThreads: number }; download?: { minBytes: number; hostThreads: number }; chunkBytes: number; maxChunks: number; chunksPerCopy?: number };
+  settings?: {
+    upload?: { minBytes: number; hostThreads: number };
+    download?: { minBytes: number; hostThreads: number };
+    chunkBytes: number;
+    maxChunks: number;
+    chunksPerCopy?: number;
+  };
   recommended?: { upload: { hostThreads: number }; download: { hostThreads: number } };
   recommendedLiteral?: string;
   takenBackPercent?: Record<string, number>;
@@ -64,11 +70,19 @@ function pairLine(staging: ImplResult, name: string): string {
 /** The lines under the tables: chunk sizes, host copies, sync/fresh, diagnostics, crossover and recommendation. */
 function detailLines(staging: ImplResult, meta: Meta): string[] {
   const threadsOf = (dir: 'h2d' | 'd2h') => meta.recommended?.[dir === 'h2d' ? 'upload' : 'download'].hostThreads;
-  const chunks = ['h2d', 'd2h'].map((dir) => `${dir.toUpperCase()} (t${threadsOf(dir as 'h2d') ?? '-'}) ${CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_chunk${sizeLabel(c)}`)?.median)}`).join(', ')}, ${RING_SWEEP.filter((k) => k > 2).map((k) => `${k} per copy ${fmt(rowOf(staging, `${dir}_256MiB_perCopy${k}`)?.median)}`).join(', ')}, helpers not watching ${fmt(rowOf(staging, `${dir}_256MiB_nowatch`)?.median)}`);
+  const chunks = ['h2d', 'd2h'].map(
+    (dir) =>
+      `${dir.toUpperCase()} (t${threadsOf(dir as 'h2d') ?? '-'}) ${CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_chunk${sizeLabel(c)}`)?.median)}`).join(', ')}, ${RING_SWEEP.filter(
+        (k) => k > 2,
+      )
+        .map((k) => `${k} per copy ${fmt(rowOf(staging, `${dir}_256MiB_perCopy${k}`)?.median)}`)
+        .join(', ')}, helpers not watching ${fmt(rowOf(staging, `${dir}_256MiB_nowatch`)?.median)}`,
+  );
   const hc = (what: string) => THREAD_SWEEP.map((t) => `t${t} ${fmt(rowOf(staging, `hostcopy_${what}_t${t}`)?.median)}`).join(', ');
   const taken = Object.entries(meta.takenBackPercent ?? {}).filter(([k]) => k.includes('_256MiB_') || k.includes('_8MiB_'));
   const st = meta.settings;
-  const dirSetting = (d?: { minBytes: number; hostThreads: number }) => (d ? `${d.minBytes === Infinity || d.minBytes === null ? 'never' : `from ${sizeLabel(d.minBytes)}`}, ${d.hostThreads} threads` : '-');
+  const dirSetting = (d?: { minBytes: number; hostThreads: number }) =>
+    d ? `${d.minBytes === Infinity || d.minBytes === null ? 'never' : `from ${sizeLabel(d.minBytes)}`}, ${d.hostThreads} threads` : '-';
   return [
     `256 MiB staged by chunk size, and at the default one with more chunks per copy and with helpers sleeping after each part (GB/s, recommended threads): ${chunks.join('; ')}`,
     `host copies alone, 256 MiB in 8 MiB pieces with hostCopy (GB/s; the staged path's host-side ceiling): pageable → pinned ${hc('to_pinned')} (write-combined t0 ${fmt(rowOf(staging, 'hostcopy_to_pinned_wc_t0')?.median)}); pinned → pageable ${hc('from_pinned')}`,
@@ -76,7 +90,9 @@ function detailLines(staging: ImplResult, meta: Meta): string[] {
     `D2H 256 MiB into a fresh array per copy (first-touch faults), direct → staged: ${pairLine(staging, 'd2h_256MiB_fresh')}`,
     `helper parts the calling thread took back (helpers too late), %: ${taken.map(([k, v]) => `${k} ${v}`).join(', ') || '-'}; host: ${JSON.stringify(meta.host ?? {})}`,
     `crossover (staged with the recommended threads ≥ ${STAGING_MARGIN}x direct at this size and every larger one): H2D ${bytesLabel(meta.crossover?.h2d)}, D2H ${bytesLabel(meta.crossover?.d2h)}` +
-      (st ? `; in force this run: uploads ${dirSetting(st.upload)}, downloads ${dirSetting(st.download)}, chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks}, ${st.chunksPerCopy ?? 2} per copy` : ''),
+      (st
+        ? `; in force this run: uploads ${dirSetting(st.upload)}, downloads ${dirSetting(st.download)}, chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks}, ${st.chunksPerCopy ?? 2} per copy`
+        : ''),
     `recommended: ${meta.recommendedLiteral ?? '-'}`,
   ];
 }
@@ -86,7 +102,8 @@ export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult |
   if (!staging || staging.skipped) return `pageable copies by size: skipped (${staging?.skipped ?? 'not run'})`;
   const meta = staging.meta as Meta;
   const cupyNote = cupy?.skipped ? ` (CuPy: skipped, ${cupy.skipped})` : '';
-  const head = (dir: string) => `pageable copies ${dir} by size (GB/s, median of 5; DeviceBuffer.copyFrom/copyTo of a Uint8Array on a non-blocking stream + synchronize; direct = staging off, staged tN = every copy staged with N helper threads, interleaved; staged/direct at the recommended threads; CuPy = cudaMemcpyAsync of a numpy array)${cupyNote}:`;
+  const head = (dir: string) =>
+    `pageable copies ${dir} by size (GB/s, median of 5; DeviceBuffer.copyFrom/copyTo of a Uint8Array on a non-blocking stream + synchronize; direct = staging off, staged tN = every copy staged with N helper threads, interleaved; staged/direct at the recommended threads; CuPy = cudaMemcpyAsync of a numpy array)${cupyNote}:`;
   return [head('H2D'), directionTable(staging, cupy, 'h2d'), head('D2H'), directionTable(staging, cupy, 'd2h'), ...detailLines(staging, meta)].join('\n');
 }
 
@@ -105,7 +122,13 @@ export function stagingVerdicts(staging: ImplResult | undefined, m: (impl: strin
       continue;
     }
     const q = ratioStats(s.reps, d.reps);
-    out.push({ target, row: `${dir}_256MiB`, judged: 'staged vs direct, interleaved', value: `${ratioWords(q)} (${fmt(s.median)} vs ${fmt(d.median)} GB/s)`, verdict: judgeRatios(q, 1.5, 'higher') });
+    out.push({
+      target,
+      row: `${dir}_256MiB`,
+      judged: 'staged vs direct, interleaved',
+      value: `${ratioWords(q)} (${fmt(s.median)} vs ${fmt(d.median)} GB/s)`,
+      verdict: judgeRatios(q, 1.5, 'higher'),
+    });
   }
   for (const dir of ['h2d', 'd2h']) {
     const row = `${dir}_pageable_256MiB`;
@@ -117,7 +140,13 @@ export function stagingVerdicts(staging: ImplResult | undefined, m: (impl: strin
       continue;
     }
     const r = ours / theirs;
-    out.push({ target, row, judged: 'cuda-ts-objects vs cupy', value: `${r.toFixed(3)}x (medians, separate processes; ${fmt(ours)} vs ${fmt(theirs)} GB/s)`, verdict: r >= 1 ? 'PASS' : 'FAIL' });
+    out.push({
+      target,
+      row,
+      judged: 'cuda-ts-objects vs cupy',
+      value: `${r.toFixed(3)}x (medians, separate processes; ${fmt(ours)} vs ${fmt(theirs)} GB/s)`,
+      verdict: r >= 1 ? 'PASS' : 'FAIL',
+    });
   }
   return [...out, ...recommendedVerdicts(staging)];
 }
@@ -132,7 +161,10 @@ export const ISSUE_PAGEABLE_GBS = { h2d: 6.4, d2h: 9.95 } as const;
  */
 function recommendedVerdicts(staging: ImplResult | undefined): StagingVerdict[] {
   const out: StagingVerdict[] = [];
-  const meta = (staging?.meta ?? {}) as { recommended?: { upload: { minBytes: number | null; hostThreads: number }; download: { minBytes: number | null; hostThreads: number } }; cupy256?: Record<string, MeasuredRow | undefined> };
+  const meta = (staging?.meta ?? {}) as {
+    recommended?: { upload: { minBytes: number | null; hostThreads: number }; download: { minBytes: number | null; hostThreads: number } };
+    cupy256?: Record<string, MeasuredRow | undefined>;
+  };
   for (const dir of ['h2d', 'd2h'] as const) {
     const a = meta.recommended?.[dir === 'h2d' ? 'upload' : 'download'];
     const name = a === undefined ? undefined : a.minBytes === null ? `${dir}_256MiB_direct` : `${dir}_256MiB_staged_t${a.hostThreads}`;
@@ -148,9 +180,21 @@ function recommendedVerdicts(staging: ImplResult | undefined): StagingVerdict[] 
     }
     if (cupy) {
       const r = ours.median / cupy.median;
-      out.push({ target: `pageable ${D} 256 MiB, recommended defaults: ≥ CuPy (same run)`, row: name!, judged: 'staging step vs its CuPy run', value: `${r.toFixed(3)}x (medians; ${fmt(ours.median)} vs ${fmt(cupy.median)} GB/s)`, verdict: r >= 1 ? 'PASS' : 'FAIL' });
+      out.push({
+        target: `pageable ${D} 256 MiB, recommended defaults: ≥ CuPy (same run)`,
+        row: name!,
+        judged: 'staging step vs its CuPy run',
+        value: `${r.toFixed(3)}x (medians; ${fmt(ours.median)} vs ${fmt(cupy.median)} GB/s)`,
+        verdict: r >= 1 ? 'PASS' : 'FAIL',
+      });
     } else skip(`pageable ${D} 256 MiB, recommended defaults: ≥ CuPy (same run)`, 'CuPy not measured in the staging step');
-    out.push({ target: `pageable ${D} 256 MiB, recommended defaults: ≥ 1.5× the issue's ${ISSUE_PAGEABLE_GBS[dir]} GB/s`, row: name!, judged: 'median', value: `${fmt(ours.median)} GB/s vs ${fmt(goal)}`, verdict: ours.median >= goal ? 'PASS' : 'FAIL' });
+    out.push({
+      target: `pageable ${D} 256 MiB, recommended defaults: ≥ 1.5× the issue's ${ISSUE_PAGEABLE_GBS[dir]} GB/s`,
+      row: name!,
+      judged: 'median',
+      value: `${fmt(ours.median)} GB/s vs ${fmt(goal)}`,
+      verdict: ours.median >= goal ? 'PASS' : 'FAIL',
+    });
   }
   return out;
 }

@@ -73,7 +73,13 @@ const rowAt = (rows: Record<string, unknown>, name: string): MeasuredRow | undef
  * `margin` times `<dir>_<size>_direct` at every larger size; undefined when staging never wins (or a
  * row is missing).
  */
-export function crossover(rows: Record<string, unknown>, dir: Dir, sizes: readonly number[] = STAGING_SIZES, staged = 'staged', margin = 1): number | undefined {
+export function crossover(
+  rows: Record<string, unknown>,
+  dir: Dir,
+  sizes: readonly number[] = STAGING_SIZES,
+  staged = 'staged',
+  margin = 1,
+): number | undefined {
   let from: number | undefined;
   for (let i = sizes.length - 1; i >= 0; i--) {
     const d = rowAt(rows, `${dir}_${sizeLabel(sizes[i])}_direct`);
@@ -113,11 +119,18 @@ export function adviseThreads(rows: Record<string, unknown>, dir: Dir): number |
 }
 
 /** The value of `values` fastest for the directions `dirs` together (their 256 MiB rows `name(dir, v)` summed). */
-function fastestForBoth(rows: Record<string, unknown>, dirs: readonly Dir[], values: readonly number[], name: (dir: Dir, v: number) => string, prefer: number): number | undefined {
+function fastestForBoth(
+  rows: Record<string, unknown>,
+  dirs: readonly Dir[],
+  values: readonly number[],
+  name: (dir: Dir, v: number) => string,
+  prefer: number,
+): number | undefined {
   const sums: Record<string, MeasuredRow> = {};
   for (const v of values) {
     const parts = dirs.map((d) => rowAt(rows, name(d, v))?.median);
-    if (parts.length > 0 && parts.every((p) => p !== undefined)) sums[`sum${v}`] = { median: (parts as number[]).reduce((a, b) => a + b, 0), unit: 'GB/s', n: 1, reps: [] };
+    if (parts.length > 0 && parts.every((p) => p !== undefined))
+      sums[`sum${v}`] = { median: (parts as number[]).reduce((a, b) => a + b, 0), unit: 'GB/s', n: 1, reps: [] };
   }
   return fastest(sums, values, (v) => `sum${v}`, prefer);
 }
@@ -190,7 +203,13 @@ interface Mode {
  * Runs `modes` interleaved (repetition k of each side by side, the order rotating), after one warm-up
  * pass each; returns their rows (GB/s) and, per mode, the helper parts made and taken back.
  */
-function interleaved(r: Rig, modes: readonly Mode[], pass: (ops: number) => void, ops: number, bytes: number): Record<string, MeasuredRow & { parts?: { helpers: number; takenBack: number } }> {
+function interleaved(
+  r: Rig,
+  modes: readonly Mode[],
+  pass: (ops: number) => void,
+  ops: number,
+  bytes: number,
+): Record<string, MeasuredRow & { parts?: { helpers: number; takenBack: number } }> {
   const reps: Record<string, number[]> = {};
   const parts: Record<string, { helpers: number; takenBack: number }> = {};
   const run = (m: Mode, n: number, timed: boolean): void => {
@@ -238,7 +257,8 @@ function sizesByModes(impl: Impl, r: Rig): void {
           const row = plain(rows[m.name]);
           const parts = rows[m.name].parts;
           impl.rows[`${name}_${m.name}`] = row;
-          if (parts && parts.helpers + parts.takenBack > 0) takenBack[`${name}_${m.name}`] = Math.round((100 * parts.takenBack) / (parts.helpers + parts.takenBack));
+          if (parts && parts.helpers + parts.takenBack > 0)
+            takenBack[`${name}_${m.name}`] = Math.round((100 * parts.takenBack) / (parts.helpers + parts.takenBack));
           return `${m.name.replace('staged_', '')} ${row.median.toFixed(2).padStart(6)}`;
         });
         log(`staging ${name.padEnd(11)} GB/s: ${cells.join('  ')}`);
@@ -257,14 +277,23 @@ function sizesByModes(impl: Impl, r: Rig): void {
  */
 function chunkSweep(impl: Impl, r: Rig, threads: Record<Dir, number>): void {
   for (const dir of DIRS) {
-    const modes = CHUNK_SWEEP.map((c): Mode => ({ name: `chunk${sizeLabel(c)}`, change: { minBytes: 0, hostThreads: threads[dir], chunkBytes: c }, prime: true }));
+    const modes = CHUNK_SWEEP.map(
+      (c): Mode => ({ name: `chunk${sizeLabel(c)}`, change: { minBytes: 0, hostThreads: threads[dir], chunkBytes: c }, prime: true }),
+    );
     // at the default chunk size: more chunks per copy, and helpers that sleep at once after each part (HELPER_WATCH_MS 0)
-    for (const k of RING_SWEEP.filter((x) => x > 2)) modes.push({ name: `perCopy${k}`, change: { minBytes: 0, hostThreads: threads[dir], chunksPerCopy: k, maxChunks: Math.max(k, r.base.maxChunks) }, prime: true });
+    for (const k of RING_SWEEP.filter((x) => x > 2))
+      modes.push({
+        name: `perCopy${k}`,
+        change: { minBytes: 0, hostThreads: threads[dir], chunksPerCopy: k, maxChunks: Math.max(k, r.base.maxChunks) },
+        prime: true,
+      });
     modes.push({ name: 'nowatch', change: { minBytes: 0, hostThreads: threads[dir] }, watch: 0, prime: true });
     try {
       const rows = interleaved(r, modes, streamPass(r, dir, LARGEST), opsFor(LARGEST), LARGEST);
       for (const m of modes) impl.rows[`${dir}_${sizeLabel(LARGEST)}_${m.name}`] = plain(rows[m.name]);
-      log(`staging ${dir}_256MiB by chunk (t${threads[dir]}) GB/s: ${modes.map((m) => `${m.name.replace('chunk', '')} ${rows[m.name].median.toFixed(2)}`).join('  ')}`);
+      log(
+        `staging ${dir}_256MiB by chunk (t${threads[dir]}) GB/s: ${modes.map((m) => `${m.name.replace('chunk', '')} ${rows[m.name].median.toFixed(2)}`).join('  ')}`,
+      );
     } catch (e) {
       for (const m of modes) impl.skip(`${dir}_${sizeLabel(LARGEST)}_${m.name}`, reason(e));
     }
@@ -280,18 +309,25 @@ function syncAndFresh(impl: Impl, r: Rig, threads: Record<Dir, number>): void {
   for (const dir of DIRS) {
     const modes = [DIRECT, staged(threads[dir])];
     const cases: [string, (ops: number) => void][] = [
-      ['sync', (ops) => {
-        for (let i = 0; i < ops; i++) {
-          if (dir === 'h2d') r.buf.copyFrom(r.host);
-          else r.buf.copyTo(r.host);
-        }
-      }],
+      [
+        'sync',
+        (ops) => {
+          for (let i = 0; i < ops; i++) {
+            if (dir === 'h2d') r.buf.copyFrom(r.host);
+            else r.buf.copyTo(r.host);
+          }
+        },
+      ],
     ];
     // a fresh destination: its pages are first touched by the copy (a fresh source was touched by its maker)
-    if (dir === 'd2h') cases.push(['fresh', (ops) => {
-      for (let i = 0; i < ops; i++) r.buf.copyTo(new Uint8Array(LARGEST), { stream: r.stream });
-      r.stream.synchronize();
-    }]);
+    if (dir === 'd2h')
+      cases.push([
+        'fresh',
+        (ops) => {
+          for (let i = 0; i < ops; i++) r.buf.copyTo(new Uint8Array(LARGEST), { stream: r.stream });
+          r.stream.synchronize();
+        },
+      ]);
     for (const [what, pass] of cases) {
       const name = `${dir}_${sizeLabel(LARGEST)}_${what}`;
       try {
@@ -316,7 +352,10 @@ function hostCopyCeiling(impl: Impl, r: Rig): void {
   const piece = 8 * MiB;
   r.hc.setCopyHelperWatch(r.hc.HELPER_WATCH_MS);
   const cases: [string, boolean, 'to' | 'from', number][] = [
-    ...THREAD_SWEEP.flatMap((t): [string, boolean, 'to' | 'from', number][] => [[`hostcopy_to_pinned_t${t}`, false, 'to', t], [`hostcopy_from_pinned_t${t}`, false, 'from', t]]),
+    ...THREAD_SWEEP.flatMap((t): [string, boolean, 'to' | 'from', number][] => [
+      [`hostcopy_to_pinned_t${t}`, false, 'to', t],
+      [`hostcopy_from_pinned_t${t}`, false, 'from', t],
+    ]),
     ['hostcopy_to_pinned_wc_t0', true, 'to', 0],
   ];
   for (const [name, wc, dir, t] of cases) {
@@ -346,7 +385,12 @@ function hostCopyCeiling(impl: Impl, r: Rig): void {
       pinned?.close();
     }
   }
-  log(`staging host copies alone (GB/s): ${Object.keys(impl.rows).filter((k) => k.startsWith('hostcopy_')).map((k) => `${k.slice(9)} ${rowAt(impl.rows, k)?.median.toFixed(2) ?? '-'}`).join('  ')}`);
+  log(
+    `staging host copies alone (GB/s): ${Object.keys(impl.rows)
+      .filter((k) => k.startsWith('hostcopy_'))
+      .map((k) => `${k.slice(9)} ${rowAt(impl.rows, k)?.median.toFixed(2) ?? '-'}`)
+      .join('  ')}`,
+  );
 }
 
 /** The host's memory facts that move pageable copies: transparent huge pages, NUMA nodes, cores, our huge pages. */
@@ -360,7 +404,13 @@ export function hostFacts(): Record<string, unknown> {
   };
   const nodes = existsSync('/sys/devices/system/node') ? readdirSync('/sys/devices/system/node').filter((n) => /^node\d+$/.test(n)).length : undefined;
   const huge = /AnonHugePages:\s+(\d+) kB/.exec(read('/proc/self/smaps_rollup') ?? '');
-  return { thp: read('/sys/kernel/mm/transparent_hugepage/enabled'), numaNodes: nodes, cpus: cpus().length, availableParallelism: availableParallelism(), anonHugePagesKiB: huge ? Number(huge[1]) : undefined };
+  return {
+    thp: read('/sys/kernel/mm/transparent_hugepage/enabled'),
+    numaNodes: nodes,
+    cpus: cpus().length,
+    availableParallelism: availableParallelism(),
+    anonHugePagesKiB: huge ? Number(huge[1]) : undefined,
+  };
 }
 
 /** Starts the helper threads (the most any mode uses) and gives them time to load koffi. */
@@ -379,17 +429,26 @@ export async function measureObjects(impl: Impl, O: Any, st: Staging, hc: HostCo
   const dev = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0));
   dev.setCurrent();
   const before = st.configureStaging({});
-  const r: Rig = { base: before, O, st, hc, buf: O.DeviceBuffer.alloc(LARGEST), host: new Uint8Array(LARGEST).fill(2), stream: O.Stream.create({ nonBlocking: true }) };
+  const r: Rig = {
+    base: before,
+    O,
+    st,
+    hc,
+    buf: O.DeviceBuffer.alloc(LARGEST),
+    host: new Uint8Array(LARGEST).fill(2),
+    stream: O.Stream.create({ nonBlocking: true }),
+  };
   impl.meta.settings = before;
   try {
     await startHelpers(hc);
     sizesByModes(impl, r);
     const threads = { h2d: adviseThreads(impl.rows, 'h2d') ?? 0, d2h: adviseThreads(impl.rows, 'd2h') ?? 0 };
     // the recommended threads' rows are the `staged` rows the crossover and the verdicts read
-    for (const dir of DIRS) for (const size of STAGING_SIZES) {
-      const row = impl.rows[`${dir}_${sizeLabel(size)}_staged_t${threads[dir]}`];
-      if (row) impl.rows[`${dir}_${sizeLabel(size)}_staged`] = row;
-    }
+    for (const dir of DIRS)
+      for (const size of STAGING_SIZES) {
+        const row = impl.rows[`${dir}_${sizeLabel(size)}_staged_t${threads[dir]}`];
+        if (row) impl.rows[`${dir}_${sizeLabel(size)}_staged`] = row;
+      }
     chunkSweep(impl, r, threads);
     syncAndFresh(impl, r, threads);
     hostCopyCeiling(impl, r);
@@ -412,9 +471,18 @@ function cupyCopies(): ImplResult {
   if (process.env.BENCH_STAGING_CUPY === '0') return { impl: 'cupy-copies', meta: {}, rows: {}, skipped: 'BENCH_STAGING_CUPY=0' };
   const py = process.env.PYTHON || 'python3';
   const sizes = STAGING_SIZES.join(',');
-  const r = spawnSync(py, [join(BENCH_DIR, 'python', 'bench_cupy_copies.py'), '--sizes', sizes], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'inherit'] });
-  if (r.status !== 0) return { impl: 'cupy-copies', meta: {}, rows: {}, skipped: `bench_cupy_copies.py exited ${r.status ?? r.signal}: ${r.error?.message ?? ''}`.trim() };
-  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  const r = spawnSync(py, [join(BENCH_DIR, 'python', 'bench_cupy_copies.py'), '--sizes', sizes], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status !== 0)
+    return { impl: 'cupy-copies', meta: {}, rows: {}, skipped: `bench_cupy_copies.py exited ${r.status ?? r.signal}: ${r.error?.message ?? ''}`.trim() };
+  const line = r.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .pop();
   if (!line) return { impl: 'cupy-copies', meta: {}, rows: {}, skipped: 'bench_cupy_copies.py printed no JSON' };
   return JSON.parse(line) as ImplResult;
 }
@@ -431,7 +499,9 @@ function summary(staging: ImplResult, cupy: ImplResult): string[] {
     const l = sizeLabel(LARGEST);
     const ours = rowAt(staging.rows, a.minBytes === null ? `${dir}_${l}_direct` : `${dir}_${l}_staged_t${a.hostThreads}`)?.median;
     const theirs = rowAt(cupy.rows, `${dir}_${l}`)?.median;
-    lines.push(`${dir} 256 MiB with the recommended defaults: ${ours?.toFixed(2) ?? '-'} GB/s; CuPy ${theirs?.toFixed(2) ?? '-'} (${ours && theirs ? `${(ours / theirs).toFixed(2)}x` : '-'}); 1.5x the issue's ${issueRow[dir]} = ${(1.5 * issueRow[dir]).toFixed(2)}: ${ours === undefined ? '-' : ours >= 1.5 * issueRow[dir] ? 'met' : 'not met'}`);
+    lines.push(
+      `${dir} 256 MiB with the recommended defaults: ${ours?.toFixed(2) ?? '-'} GB/s; CuPy ${theirs?.toFixed(2) ?? '-'} (${ours && theirs ? `${(ours / theirs).toFixed(2)}x` : '-'}); 1.5x the issue's ${issueRow[dir]} = ${(1.5 * issueRow[dir]).toFixed(2)}: ${ours === undefined ? '-' : ours >= 1.5 * issueRow[dir] ? 'met' : 'not met'}`,
+    );
   }
   lines.push(`recommended (paste into src/memory/staging.ts): ${String(staging.meta.recommendedLiteral)}`);
   return lines;

@@ -58,7 +58,10 @@ function resolveTs(fromDir: string, spec: string): string | undefined {
  */
 export function jsTree(entries: string[] = ['generated/13.0/driver/index', 'generated/13.0/runtime/index']): { root: string; how: string } {
   transpileTree(REPO_ROOT, entries, BUILD_DIR);
-  return { root: BUILD_DIR, how: 'typescript.transpileModule of the sources into bench/.build/js (the CommonJS the build ships: comments stripped, docs live in the .d.ts)' };
+  return {
+    root: BUILD_DIR,
+    how: 'typescript.transpileModule of the sources into bench/.build/js (the CommonJS the build ships: comments stripped, docs live in the .d.ts)',
+  };
 }
 
 /**
@@ -114,7 +117,12 @@ export function hasDist(modulePath: string): boolean {
 
 /** Loads a cuda-ts module the way the benchmarks measure it: compiled JS (default) or tsx (BENCH_LOADER=tsx). */
 export function loadModule<T>(modulePath: string, loader: Loader = (process.env.BENCH_LOADER as Loader) || 'js'): T {
-  const file = loader === 'tsx' ? join(REPO_ROOT, `${modulePath}.ts`) : loader === 'dist' ? join(DIST_ROOT, `${modulePath}.js`) : join(jsTree([modulePath]).root, `${modulePath}.js`);
+  const file =
+    loader === 'tsx'
+      ? join(REPO_ROOT, `${modulePath}.ts`)
+      : loader === 'dist'
+        ? join(DIST_ROOT, `${modulePath}.js`)
+        : join(jsTree([modulePath]).root, `${modulePath}.js`);
   return require(file) as T;
 }
 
@@ -166,7 +174,13 @@ process.stdout.write(JSON.stringify({ require_ms: t1 - t0, first_call_ms: t2 - t
     module: modulePath,
     call,
     samples,
-    median: { require_ms: med('require_ms'), first_call_ms: med('first_call_ms'), total_ms: med('total_ms'), process_ms: med('process_ms'), wall_ms: med('wall_ms') },
+    median: {
+      require_ms: med('require_ms'),
+      first_call_ms: med('first_call_ms'),
+      total_ms: med('total_ms'),
+      process_ms: med('process_ms'),
+      wall_ms: med('wall_ms'),
+    },
     result: got[got.length - 1].result,
     js_source: jsSource,
   };
@@ -204,7 +218,12 @@ export interface ImportResult {
  * spawn (a preemption, a page-cache miss) cannot set the round's value, so the per-round differences
  * to koffi (bench/import.ts) show the real spread.
  */
-export function measureImports(cases: ImportCase[], rounds = 5, perRound = 3, spawn: (c: ImportCase) => { ms: number; result?: unknown } = spawnImportCase): ImportResult[] {
+export function measureImports(
+  cases: ImportCase[],
+  rounds = 5,
+  perRound = 3,
+  spawn: (c: ImportCase) => { ms: number; result?: unknown } = spawnImportCase,
+): ImportResult[] {
   for (const c of cases) spawn(c); // untimed: OS file cache
   const got = cases.map(() => [] as number[][]);
   const last: unknown[] = [];
@@ -212,7 +231,10 @@ export function measureImports(cases: ImportCase[], rounds = 5, perRound = 3, sp
   for (let k = 0; k < rounds; k++) {
     for (const g of got) g.push([]);
     for (let j = 0; j < perRound; j++, s++) {
-      for (const i of rotation(cases.map((_, i) => i), s)) {
+      for (const i of rotation(
+        cases.map((_, i) => i),
+        s,
+      )) {
         const r = spawn(cases[i]);
         got[i][k].push(Math.round(r.ms * 100) / 100);
         last[i] = r.result;
@@ -239,7 +261,8 @@ if (typeof result === 'bigint') result = String(result);
 process.stdout.write(JSON.stringify({ ms: t1 - t0, result }));
 `;
   const r = spawnSync(process.execPath, ['-e', script(c)], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000, env: process.env });
-  if (r.status !== 0) throw new Error(`${c.name}: child exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-6).join(' | ')}`);
+  if (r.status !== 0)
+    throw new Error(`${c.name}: child exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-6).join(' | ')}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
@@ -260,17 +283,38 @@ export function importCases(gpu: boolean): ImportCase[] {
   const js = (p: string) => JSON.stringify(join(root, `${p}.js`));
   const koffiLib = gpu ? "process.env.CUDA_TS_DRIVER_LIBRARY || 'libcuda.so.1'" : "process.env.CUDA_TS_RUNTIME_LIBRARY || 'libcudart.so.13'";
   const koffiCall = gpu ? "lib.func('int cuDriverGetVersion(void *)')(out)" : "lib.func('int cudaRuntimeGetVersion(void *)')(out)";
-  const koffiTimed = (load: string) => `const koffi = ${load}; const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];`;
+  const koffiTimed = (load: string) =>
+    `const koffi = ${load}; const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];`;
   return [
-    { name: 'koffi', what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`, timed: koffiTimed("require('koffi')") },
+    {
+      name: 'koffi',
+      what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`,
+      timed: koffiTimed("require('koffi')"),
+    },
     // what cuda-ts's runtime loads (support/koffi.ts): koffi's native module without koffi's entry
     ...nativeKoffiCase(koffiTimed),
-    { name: 'driver', what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`, timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
-    { name: 'objects', what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`, timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();` },
-    { name: 'runtime', what: 'cuda-ts/runtime: require + cudaRuntimeGetVersion() (loads libcudart)', timed: `const m = require(${js('generated/13.0/runtime/index')}); return m.cudaRuntimeGetVersion();` },
+    {
+      name: 'driver',
+      what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`,
+      timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();`,
+    },
+    {
+      name: 'objects',
+      what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`,
+      timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();`,
+    },
+    {
+      name: 'runtime',
+      what: 'cuda-ts/runtime: require + cudaRuntimeGetVersion() (loads libcudart)',
+      timed: `const m = require(${js('generated/13.0/runtime/index')}); return m.cudaRuntimeGetVersion();`,
+    },
     // the rows above run with the bundles' code cache warm (the untimed first spawn writes it); this one
     // shows a process that finds none (a first run, or CUDA_TS_CODE_CACHE=0)
-    { name: 'driver-no-cache', what: 'cuda-ts/driver as above, code cache off (CUDA_TS_CODE_CACHE=0: what a first run costs)', timed: `process.env.CUDA_TS_CODE_CACHE = '0'; const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
+    {
+      name: 'driver-no-cache',
+      what: 'cuda-ts/driver as above, code cache off (CUDA_TS_CODE_CACHE=0: what a first run costs)',
+      timed: `process.env.CUDA_TS_CODE_CACHE = '0'; const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();`,
+    },
   ];
 }
 
@@ -278,7 +322,13 @@ export function importCases(gpu: boolean): ImportCase[] {
 function nativeKoffiCase(koffiTimed: (load: string) => string): ImportCase[] {
   const found = koffiNativePath([join(REPO_ROOT, 'node_modules')]);
   if (!found) return [];
-  return [{ name: 'koffi-native', what: "koffi's native module alone (what cuda-ts loads; koffi's entry adds its wrappers of node:util) + load + one declared call", timed: koffiTimed(`require(${JSON.stringify(found.file)})`) }];
+  return [
+    {
+      name: 'koffi-native',
+      what: "koffi's native module alone (what cuda-ts loads; koffi's entry adds its wrappers of node:util) + load + one declared call",
+      timed: koffiTimed(`require(${JSON.stringify(found.file)})`),
+    },
+  ];
 }
 
 /** Issue 17's import targets: each row's median minus koffi's, against its allowance. */

@@ -67,7 +67,10 @@ export function summaryTable(all: readonly ImplResult[], machine: string, date: 
     '',
     `| operation | C | ${COLUMNS.map((c) => c[0]).join(' | ')} |`,
     `|${'---|'.repeat(COLUMNS.length + 2)}`,
-    ...ROWS.map(([label, rows]) => `| ${label} | ${cell('native-c-inproc', undefined, rows) || cell('native-c', undefined, rows)} | ${COLUMNS.map(([, impl, base]) => cell(impl, base, rows)).join(' | ')} |`),
+    ...ROWS.map(
+      ([label, rows]) =>
+        `| ${label} | ${cell('native-c-inproc', undefined, rows) || cell('native-c', undefined, rows)} | ${COLUMNS.map(([, impl, base]) => cell(impl, base, rows)).join(' | ')} |`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -25,9 +25,15 @@ async function main(): Promise<void> {
   const total = lengths.reduce((s, n) => s + n, 0);
   const pinned = PinnedHostBuffer.alloc(4 * total);
 
-  copyBatch(stream, hosts.map((src, k): BatchCopy => ({ dst: first[k], src }))); // host → device
+  copyBatch(
+    stream,
+    hosts.map((src, k): BatchCopy => ({ dst: first[k], src })),
+  ); // host → device
   for (let k = 0; k < count; k++) launch(stream, LaunchConfig.linear(lengths[k]), twice, first[k], lengths[k]);
-  copyBatch(stream, first.map((src, k): BatchCopy => ({ dst: second[k], src }))); // device → device
+  copyBatch(
+    stream,
+    first.map((src, k): BatchCopy => ({ dst: second[k], src })),
+  ); // device → device
   let offset = 0;
   const toPinned: BatchCopy[] = second.map((src) => {
     const c = { dst: pinned, src, dstOffset: offset };
@@ -45,7 +51,11 @@ async function main(): Promise<void> {
     at += lengths[k];
   }
   for (const x of [...first, ...second, pinned, stream, twice, module, program]) x.close();
-  done('batched-copies', bad === 0, `3 copyBatch calls of ${count} copies each (host→device, device→device, device→pinned at packed offsets), ` +
-    `${((4 * total) / 2 ** 20).toFixed(1)} MiB per direction; ${total - bad}/${total} elements = 2 × input`);
+  done(
+    'batched-copies',
+    bad === 0,
+    `3 copyBatch calls of ${count} copies each (host→device, device→device, device→pinned at packed offsets), ` +
+      `${((4 * total) / 2 ** 20).toFixed(1)} MiB per direction; ${total - bad}/${total} elements = 2 × input`,
+  );
 }
 void main();

@@ -72,7 +72,13 @@ async function main(): Promise<[boolean, string]> {
   const dotOk = Math.abs((dot as number) - dotRef) <= 1e-5 * dotRef;
 
   const ok = bad === 0 && batchBad === 0 && dotOk;
-  return [ok, `${m}x${n}x${k} row-major A·Bᵀ+C on ${device.name}: ${bad} element(s) outside 2γ_k·Σ|a||b| (worst at ${(worst * 100).toFixed(1)}% of γ_k·Σ), strided batch of ${batch}: ${batchBad} mismatch(es), dot ${(dot as number).toFixed(4)} vs ${dotRef.toFixed(4)}`];
+  return [
+    ok,
+    `${m}x${n}x${k} row-major A·Bᵀ+C on ${device.name}: ${bad} element(s) outside 2γ_k·Σ|a||b| (worst at ${(worst * 100).toFixed(1)}% of γ_k·Σ), strided batch of ${batch}: ${batchBad} mismatch(es), dot ${(dot as number).toFixed(4)} vs ${dotRef.toFixed(4)}`,
+  ];
 }
 
-main().then(([ok, detail]) => done(NAME, ok, detail), (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]));
+main().then(
+  ([ok, detail]) => done(NAME, ok, detail),
+  (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]),
+);

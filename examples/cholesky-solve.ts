@@ -21,11 +21,12 @@ function randomMatrix(rows: number, cols: number, seed: number): Float64Array {
 function spd(n: number): Float64Array {
   const b = randomMatrix(n, n, 7);
   const a = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-    let sum = i === j ? n : 0;
-    for (let k = 0; k < n; k++) sum += b[i * n + k] * b[j * n + k];
-    a[i * n + j] = sum;
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      let sum = i === j ? n : 0;
+      for (let k = 0; k < n; k++) sum += b[i * n + k] * b[j * n + k];
+      a[i * n + j] = sum;
+    }
   return a;
 }
 
@@ -50,12 +51,13 @@ async function main(): Promise<[boolean, string]> {
   let r2 = 0;
   let a2 = 0;
   let x2 = 0;
-  for (let j = 0; j < NRHS; j++) for (let i = 0; i < N; i++) {
-    let ax = 0;
-    for (let k = 0; k < N; k++) ax += aHost[i * N + k] * xs[j * N + k];
-    r2 += (ax - bHost[j * N + i]) ** 2;
-    x2 += xs[j * N + i] ** 2;
-  }
+  for (let j = 0; j < NRHS; j++)
+    for (let i = 0; i < N; i++) {
+      let ax = 0;
+      for (let k = 0; k < N; k++) ax += aHost[i * N + k] * xs[j * N + k];
+      r2 += (ax - bHost[j * N + i]) ** 2;
+      x2 += xs[j * N + i] ** 2;
+    }
   for (const v of aHost) a2 += v * v;
   const residual = Math.sqrt(r2) / (Math.sqrt(a2) * Math.sqrt(x2));
 
@@ -75,4 +77,7 @@ async function main(): Promise<[boolean, string]> {
   return problems.length ? [false, problems.join('; ')] : [true, detail];
 }
 
-main().then(([ok, detail]) => done(NAME, ok, detail), (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]));
+main().then(
+  ([ok, detail]) => done(NAME, ok, detail),
+  (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]),
+);

@@ -19,14 +19,19 @@ const values = (n: number, seed: number): Float32Array => Float32Array.from({ le
 /** ReLU(x ∗ w) on the CPU, NCHW, cross-correlation with zero padding. */
 function reference(x: Float32Array, w: Float32Array, ho: number, wo: number): Float64Array {
   const y = new Float64Array(N * K * ho * wo);
-  for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) for (let i = 0; i < ho; i++) for (let j = 0; j < wo; j++) {
-    let acc = 0;
-    for (let c = 0; c < C; c++) for (let r = 0; r < R; r++) for (let s = 0; s < S; s++) {
-      const [yy, xx] = [i * STRIDE - PAD + r, j * STRIDE - PAD + s];
-      if (yy >= 0 && yy < H && xx >= 0 && xx < W) acc += x[((n * C + c) * H + yy) * W + xx] * w[((k * C + c) * R + r) * S + s];
-    }
-    y[((n * K + k) * ho + i) * wo + j] = Math.max(0, acc);
-  }
+  for (let n = 0; n < N; n++)
+    for (let k = 0; k < K; k++)
+      for (let i = 0; i < ho; i++)
+        for (let j = 0; j < wo; j++) {
+          let acc = 0;
+          for (let c = 0; c < C; c++)
+            for (let r = 0; r < R; r++)
+              for (let s = 0; s < S; s++) {
+                const [yy, xx] = [i * STRIDE - PAD + r, j * STRIDE - PAD + s];
+                if (yy >= 0 && yy < H && xx >= 0 && xx < W) acc += x[((n * C + c) * H + yy) * W + xx] * w[((k * C + c) * R + r) * S + s];
+              }
+          y[((n * K + k) * ho + i) * wo + j] = Math.max(0, acc);
+        }
   return y;
 }
 
@@ -65,9 +70,16 @@ async function main(): Promise<[boolean, string]> {
   await t1.synchronized();
   const perLayer = (t0.elapsed(t1) / 100) * 1000;
   const best = dnn.convolutionAlgorithms(conv, xDesc, wDesc, yDesc).find((p) => p.status === 0);
-  console.log(`cuDNN ${Cudnn.version}: [${xDesc.shape}] ∗ [${wDesc.shape}] → [${yShape}], algorithm ${best?.algorithm} (${best?.mathType} math), ${perLayer.toFixed(1)} µs per conv + ReLU`);
+  console.log(
+    `cuDNN ${Cudnn.version}: [${xDesc.shape}] ∗ [${wDesc.shape}] → [${yShape}], algorithm ${best?.algorithm} (${best?.mathType} math), ${perLayer.toFixed(1)} µs per conv + ReLU`,
+  );
   const ok = worst < 1e-4 && want.some((v) => v > 0);
-  return [ok, ok ? `${want.length} outputs equal the CPU's (max |diff| ${worst.toExponential(1)}), ${perLayer.toFixed(1)} µs per layer` : `max |diff| ${worst} against the CPU`];
+  return [
+    ok,
+    ok
+      ? `${want.length} outputs equal the CPU's (max |diff| ${worst.toExponential(1)}), ${perLayer.toFixed(1)} µs per layer`
+      : `max |diff| ${worst} against the CPU`,
+  ];
 }
 
 main().then(

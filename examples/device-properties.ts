@@ -58,7 +58,35 @@ function readDevice(d: Device) {
   }
   // peak DRAM bandwidth: two transfers per memory clock over the bus
   const bandwidth = memClock && busWidth ? (2 * memClock * 1e3 * (busWidth / 8)) / 1e9 : undefined;
-  return { d, name, uuid, major, minor, total, free, sms, warp, l2, clock, memClock, busWidth, maxThreads, maxThreadsSm, block, grid, smemBlock, smemOptin, smemSm, regsBlock, regsSm, constMem, blocksSm, persistL2, pci, bandwidth };
+  return {
+    d,
+    name,
+    uuid,
+    major,
+    minor,
+    total,
+    free,
+    sms,
+    warp,
+    l2,
+    clock,
+    memClock,
+    busWidth,
+    maxThreads,
+    maxThreadsSm,
+    block,
+    grid,
+    smemBlock,
+    smemOptin,
+    smemSm,
+    regsBlock,
+    regsSm,
+    constMem,
+    blocksSm,
+    persistL2,
+    pci,
+    bandwidth,
+  };
 }
 
 type DeviceReport = ReturnType<typeof readDevice>;
@@ -86,7 +114,10 @@ function printDevice(i: number, r: DeviceReport): void {
     ['copy engines', show(attr(d, A.CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT))],
     ['ECC', yes(attr(d, A.CU_DEVICE_ATTRIBUTE_ECC_ENABLED))],
     ['unified addressing', yes(attr(d, A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING))],
-    ['managed memory', `${yes(attr(d, A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))}, concurrent access ${yes(attr(d, A.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS))}`],
+    [
+      'managed memory',
+      `${yes(attr(d, A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY))}, concurrent access ${yes(attr(d, A.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS))}`,
+    ],
     ['memory pools', yes(attr(d, A.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED))],
     ['cooperative launch', yes(attr(d, A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))],
     ['cluster launch', yes(attr(d, A.CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH))],

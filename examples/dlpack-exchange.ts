@@ -32,7 +32,10 @@ async function main(): Promise<void> {
   const stream = Stream.create();
   const results: string[] = [];
   let ok = true;
-  for (const [kind, buffer] of [['device', DeviceBuffer.alloc(4 * ROWS * COLS)], ['managed', ManagedBuffer.alloc(4 * ROWS * COLS)]] as const) {
+  for (const [kind, buffer] of [
+    ['device', DeviceBuffer.alloc(4 * ROWS * COLS)],
+    ['managed', ManagedBuffer.alloc(4 * ROWS * COLS)],
+  ] as const) {
     launch(stream, LaunchConfig.linear(ROWS * COLS), fill, buffer, ROWS, COLS);
     await stream.synchronized();
     const producerView = StridedView.of(buffer, { dtype: 'f32', shape: [ROWS, COLS] }).transpose();
@@ -42,12 +45,18 @@ async function main(): Promise<void> {
     launch(stream, LaunchConfig.linear(ROWS * COLS), scale, tensor.buffer, 3, ROWS * COLS);
     await stream.synchronized();
     const got = Array.from(tensor.toArray() as Float32Array);
-    const right = got.every((v, i) => v === expected(3)[i]) && tensor.shape.join() === `${COLS},${ROWS}` && tensor.strides.join() === `1,${COLS}` && tensor.memoryKind === kind;
+    const right =
+      got.every((v, i) => v === expected(3)[i]) &&
+      tensor.shape.join() === `${COLS},${ROWS}` &&
+      tensor.strides.join() === `1,${COLS}` &&
+      tensor.memoryKind === kind;
     const alive = dlpackExportsAlive();
     tensor.buffer.close(); // the consumer is done: the deleter runs, once
     const released = dlpackExportsAlive() === alive - 1;
     ok &&= right && released;
-    results.push(`${kind}: shape [${tensor.shape}] strides [${tensor.strides}] ${right ? 'read back right' : 'WRONG'}, deleter ${released ? 'ran once' : 'did not run'}`);
+    results.push(
+      `${kind}: shape [${tensor.shape}] strides [${tensor.strides}] ${right ? 'read back right' : 'WRONG'}, deleter ${released ? 'ran once' : 'did not run'}`,
+    );
   }
   for (const r of [stream, fill, scale, module, program]) r.close();
   done(NAME, ok && dlpackExportsAlive() === 0, results.join('; '));

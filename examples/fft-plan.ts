@@ -84,4 +84,7 @@ async function main(): Promise<[boolean, string]> {
   return problems.length ? [false, problems.join('; ')] : [true, detail];
 }
 
-main().then(([ok, detail]) => done(NAME, ok, detail), (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]));
+main().then(
+  ([ok, detail]) => done(NAME, ok, detail),
+  (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]),
+);

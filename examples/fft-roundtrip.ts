@@ -97,4 +97,7 @@ function reason(e: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
-main().then(([ok, detail]) => done(NAME, ok, detail), (e) => done(NAME, false, reason(e)));
+main().then(
+  ([ok, detail]) => done(NAME, ok, detail),
+  (e) => done(NAME, false, reason(e)),
+);

@@ -51,6 +51,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < n; i++) if (out[i] !== (i % 1000) + limit) bad++;
   const ok = count === limit && bad === 0;
   for (const r of [exec, graph, stream, iterations, x, output, input, step, module, program]) r.close();
-  done('graph-conditional', ok, `while node ran its body ${count} times per launch (expected ${limit}); ${n - bad}/${n} elements = input + ${limit} after memcpy nodes in and out`);
+  done(
+    'graph-conditional',
+    ok,
+    `while node ran its body ${count} times per launch (expected ${limit}); ${n - bad}/${n} elements = input + ${limit} after memcpy nodes in and out`,
+  );
 }
 void main();

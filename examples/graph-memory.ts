@@ -8,7 +8,8 @@ import { done, requireGpu } from './gpu-check';
 
 const NAME = 'graph-memory';
 const MiB = 2 ** 20;
-const mib = (s: GraphMemoryStats): string => `used ${s.used / MiB} (high ${s.usedHigh / MiB}) MiB, reserved ${s.reserved / MiB} (high ${s.reservedHigh / MiB}) MiB`;
+const mib = (s: GraphMemoryStats): string =>
+  `used ${s.used / MiB} (high ${s.usedHigh / MiB}) MiB, reserved ${s.reserved / MiB} (high ${s.reservedHigh / MiB}) MiB`;
 
 async function main(): Promise<void> {
   const device = requireGpu(NAME);
@@ -41,6 +42,10 @@ async function main(): Promise<void> {
   const bytes = result.toArray(Uint8Array);
   const ok = copied && replayed.usedHigh >= 64 * MiB && replayed.reserved >= 64 * MiB && trimmed.reserved < replayed.reserved && bytes.every((b) => b === 9);
   for (const x of [capturedExec, captured, result, stream]) x.close();
-  done(NAME, ok, `64 MiB graph scratch replayed 3 times: reserved ${replayed.reserved / MiB} MiB, ${trimmed.reserved / MiB} MiB after trim; a GLOBAL-mode capture ran`);
+  done(
+    NAME,
+    ok,
+    `64 MiB graph scratch replayed 3 times: reserved ${replayed.reserved / MiB} MiB, ${trimmed.reserved / MiB} MiB after trim; a GLOBAL-mode capture ran`,
+  );
 }
 void main();

@@ -35,6 +35,10 @@ async function main(): Promise<void> {
   }
   const overlap = [...seen[0]].filter((s) => seen[1].has(s)).length;
   const ok = seen.every((s, i) => s.size > 0 && s.size <= sizes[i]) && overlap === 0;
-  done('green-contexts', ok, `${all.smCount} SMs split into green contexts of ${sizes.join(' and ')} SMs; ${blocks} blocks each ran on ${seen.map((s) => s.size).join(' and ')} distinct SMs, ${overlap} shared`);
+  done(
+    'green-contexts',
+    ok,
+    `${all.smCount} SMs split into green contexts of ${sizes.join(' and ')} SMs; ${blocks} blocks each ran on ${seen.map((s) => s.size).join(' and ')} distinct SMs, ${overlap} shared`,
+  );
 }
 void main();

@@ -50,7 +50,9 @@ function listing(): [boolean, string] {
   console.log(line);
   row(`NVML ${nvmlVersion.padEnd(22)} Driver Version: ${driver.padEnd(20)} CUDA Version: ${Math.floor(cuda / 1000)}.${(cuda % 1000) / 10}`);
   console.log(line);
-  row(`${'GPU'.padEnd(4)}${'Name'.padEnd(26)}${'Bus-Id'.padEnd(18)}${'Temp'.padStart(5)}${'Perf'.padStart(6)}${'Power / Cap'.padStart(16)}${'Memory-Usage'.padStart(24)}${'GPU-Util'.padStart(9)}${'Mem-Util'.padStart(9)}`);
+  row(
+    `${'GPU'.padEnd(4)}${'Name'.padEnd(26)}${'Bus-Id'.padEnd(18)}${'Temp'.padStart(5)}${'Perf'.padStart(6)}${'Power / Cap'.padStart(16)}${'Memory-Usage'.padStart(24)}${'GPU-Util'.padStart(9)}${'Mem-Util'.padStart(9)}`,
+  );
   console.log(line);
   const names: string[] = [];
   const uuids = new Set<string>();
@@ -87,9 +89,14 @@ function listing(): [boolean, string] {
     check(temp === undefined || (temp > 0 && temp < 110), `${g}: temperature ${temp} C`);
     check(cap === undefined || (cap >= 10_000 && cap <= 2_000_000), `${g}: power cap ${cap} mW`);
     check(power === undefined || (power > 0 && power <= 1.5 * (cap ?? 2_000_000)), `${g}: power ${power} mW (cap ${cap})`);
-    check(util === undefined || (util.gpu >= 0 && util.gpu <= 100 && util.memory >= 0 && util.memory <= 100), `${g}: utilization ${util?.gpu}% / ${util?.memory}%`);
+    check(
+      util === undefined || (util.gpu >= 0 && util.gpu <= 100 && util.memory >= 0 && util.memory <= 100),
+      `${g}: utilization ${util?.gpu}% / ${util?.memory}%`,
+    );
     check(sm === undefined || (sm > 0 && sm < 5000), `${g}: SM clock ${sm} MHz`);
-    names.push(`${name} ${(used / MiB).toFixed(0)}/${(total / MiB).toFixed(0)} MiB${temp === undefined ? '' : ` ${temp}C`}${power === undefined ? '' : ` ${(power / 1000).toFixed(0)}W`}`);
+    names.push(
+      `${name} ${(used / MiB).toFixed(0)}/${(total / MiB).toFixed(0)} MiB${temp === undefined ? '' : ` ${temp}C`}${power === undefined ? '' : ` ${(power / 1000).toFixed(0)}W`}`,
+    );
   }
   console.log(line);
   if (problems.length) return [false, problems.join('; ')];

@@ -22,9 +22,24 @@ function main(): void {
   const pinned = PinnedHostBuffer.alloc(1 << 16);
   const pageable = new Float32Array(1024);
   const cases: [string, PointerInfo, (i: PointerInfo) => boolean][] = [
-    ['device buffer (a view)', pointerInfo(inner), (i) => i.memoryType === 'device' && i.device === device.ordinal && i.deviceAccessible && !i.hostAccessible && i.range?.start === dev.ptr && i.range.size >= dev.byteLength && i.context === ctx.handle],
+    [
+      'device buffer (a view)',
+      pointerInfo(inner),
+      (i) =>
+        i.memoryType === 'device' &&
+        i.device === device.ordinal &&
+        i.deviceAccessible &&
+        !i.hostAccessible &&
+        i.range?.start === dev.ptr &&
+        i.range.size >= dev.byteLength &&
+        i.context === ctx.handle,
+    ],
     ['managed buffer', pointerInfo(managed), (i) => i.memoryType === 'managed' && i.deviceAccessible && i.hostAccessible],
-    ['pinned host buffer', pointerInfo(pinned), (i) => i.memoryType === 'host' && i.deviceAccessible && i.hostAccessible && i.hostPointer === pinned.hostAddress],
+    [
+      'pinned host buffer',
+      pointerInfo(pinned),
+      (i) => i.memoryType === 'host' && i.deviceAccessible && i.hostAccessible && i.hostPointer === pinned.hostAddress,
+    ],
     ['pageable Float32Array', pointerInfo(pageable), (i) => i.memoryType === 'unregistered' && !i.deviceAccessible && i.hostAccessible],
   ];
   const wrong: string[] = [];
@@ -33,6 +48,10 @@ function main(): void {
     if (!ok(info)) wrong.push(what);
   }
   for (const x of [inner, dev, managed, pinned]) x.close();
-  done(NAME, wrong.length === 0, wrong.length ? `unexpected answers for ${wrong.join(', ')}` : `${cases.length} kinds of memory told apart by one cuPointerGetAttributes each`);
+  done(
+    NAME,
+    wrong.length === 0,
+    wrong.length ? `unexpected answers for ${wrong.join(', ')}` : `${cases.length} kinds of memory told apart by one cuPointerGetAttributes each`,
+  );
 }
 main();

@@ -27,7 +27,12 @@ async function main(): Promise<[boolean, string]> {
   using dA = DeviceBuffer.from(A);
   using dB = DeviceBuffer.from(B);
   using dC = DeviceBuffer.alloc(n * n * 4);
-  using blas = { handle: cublas.cublasCreate(), [Symbol.dispose]() { cublas.cublasDestroy(this.handle); } };
+  using blas = {
+    handle: cublas.cublasCreate(),
+    [Symbol.dispose]() {
+      cublas.cublasDestroy(this.handle);
+    },
+  };
   const h = blas.handle;
   cublas.cublasSetStream(h, stream.handle);
   const version = cublas.cublasGetVersion(h);
@@ -88,4 +93,7 @@ function reason(e: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
-main().then(([ok, detail]) => done(NAME, ok, detail), (e) => done(NAME, false, reason(e)));
+main().then(
+  ([ok, detail]) => done(NAME, ok, detail),
+  (e) => done(NAME, false, reason(e)),
+);

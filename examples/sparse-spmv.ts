@@ -19,16 +19,23 @@ function laplacian(): { rowOffsets: Int32Array; colIndices: Int32Array; values: 
   const rowOffsets = new Int32Array(N + 1);
   const cols: number[] = [];
   const vals: number[] = [];
-  for (let i = 0; i < GRID; i++) for (let j = 0; j < GRID; j++) {
-    const r = i * GRID + j;
-    for (const [di, dj, v] of [[-1, 0, -1], [0, -1, -1], [0, 0, 4], [0, 1, -1], [1, 0, -1]]) {
-      const [ii, jj] = [i + di, j + dj];
-      if (ii < 0 || jj < 0 || ii >= GRID || jj >= GRID) continue;
-      cols.push(ii * GRID + jj);
-      vals.push(v);
+  for (let i = 0; i < GRID; i++)
+    for (let j = 0; j < GRID; j++) {
+      const r = i * GRID + j;
+      for (const [di, dj, v] of [
+        [-1, 0, -1],
+        [0, -1, -1],
+        [0, 0, 4],
+        [0, 1, -1],
+        [1, 0, -1],
+      ]) {
+        const [ii, jj] = [i + di, j + dj];
+        if (ii < 0 || jj < 0 || ii >= GRID || jj >= GRID) continue;
+        cols.push(ii * GRID + jj);
+        vals.push(v);
+      }
+      rowOffsets[r + 1] = cols.length;
     }
-    rowOffsets[r + 1] = cols.length;
-  }
   return { rowOffsets, colIndices: Int32Array.from(cols), values: Float64Array.from(vals) };
 }
 
@@ -74,4 +81,7 @@ async function main(): Promise<[boolean, string]> {
   return problems.length ? [false, problems.join('; ')] : [true, detail];
 }
 
-main().then(([ok, detail]) => done(NAME, ok, detail), (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]));
+main().then(
+  ([ok, detail]) => done(NAME, ok, detail),
+  (e) => done(NAME, false, (e instanceof Error ? e.message : String(e)).split('\n')[0]),
+);

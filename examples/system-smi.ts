@@ -38,16 +38,25 @@ function row(gpu: NvmlDevice): { line: string; problems: string[] } {
 
 /** The readings of the second line (energy, power management limit, reserved memory, display, processes) and their problems. */
 function details(gpu: NvmlDevice): { line: string; problems: string[] } {
-  const [energy, limit, enforced, breakdown, processes] = [gpu.totalEnergyConsumption, gpu.powerManagementLimit, gpu.powerLimit, gpu.memoryBreakdown, gpu.computeProcesses];
-  const procs = processes === undefined ? 'N/A' : processes.map((p) => `${p.pid}${na(p.usedMemory, (m) => ` (${(m / MiB).toFixed(0)}MiB)`)}`).join(', ') || 'none';
+  const [energy, limit, enforced, breakdown, processes] = [
+    gpu.totalEnergyConsumption,
+    gpu.powerManagementLimit,
+    gpu.powerLimit,
+    gpu.memoryBreakdown,
+    gpu.computeProcesses,
+  ];
+  const procs =
+    processes === undefined ? 'N/A' : processes.map((p) => `${p.pid}${na(p.usedMemory, (m) => ` (${(m / MiB).toFixed(0)}MiB)`)}`).join(', ') || 'none';
   const line =
     `    energy ${na(energy, (e) => `${(e / 1000).toFixed(0)} J`)}, power limit ${na(limit, (l) => `${l.toFixed(0)}W`)}, ` +
     `reserved ${na(breakdown, (b) => `${(b.reserved / MiB).toFixed(0)}MiB`)}, display ${na(gpu.displayActive, (d) => (d ? 'active' : 'off'))}, ` +
     `compute processes: ${procs}`;
   const problems: string[] = [];
   if (energy !== undefined && !(energy > 0)) problems.push(`energy counter ${energy}`);
-  if (limit !== undefined && enforced !== undefined && enforced > limit + 0.01) problems.push(`enforced power limit ${enforced} W above the management limit ${limit} W`);
-  if (breakdown !== undefined && Math.abs(breakdown.used + breakdown.reserved + breakdown.free - breakdown.total) > MiB) problems.push(`memory v2 does not add up: ${JSON.stringify(breakdown)}`);
+  if (limit !== undefined && enforced !== undefined && enforced > limit + 0.01)
+    problems.push(`enforced power limit ${enforced} W above the management limit ${limit} W`);
+  if (breakdown !== undefined && Math.abs(breakdown.used + breakdown.reserved + breakdown.free - breakdown.total) > MiB)
+    problems.push(`memory v2 does not add up: ${JSON.stringify(breakdown)}`);
   if (processes?.some((p) => !(p.pid > 0))) problems.push(`a process without a pid: ${JSON.stringify(processes)}`);
   return { line, problems };
 }
@@ -73,7 +82,9 @@ function main(): void {
   }
   const cuda = system.driverVersion;
   console.log(`Driver Version: ${system.kernelDriverVersion}   CUDA Version: ${cuda.major}.${cuda.minor}   NVML ${system.nvmlVersion}`);
-  console.log(`${'GPU'.padEnd(4)}${'Name'.padEnd(25)}${'Bus-Id'.padEnd(18)}${'Pers'.padStart(5)}${'ECC'.padStart(5)}${'Fan'.padStart(5)}${'Temp'.padStart(6)}${'Perf'.padStart(5)}${'Power / Cap'.padStart(15)}${'Memory-Usage'.padStart(24)}${'Util'.padStart(6)}  Compute mode`);
+  console.log(
+    `${'GPU'.padEnd(4)}${'Name'.padEnd(25)}${'Bus-Id'.padEnd(18)}${'Pers'.padStart(5)}${'ECC'.padStart(5)}${'Fan'.padStart(5)}${'Temp'.padStart(6)}${'Perf'.padStart(5)}${'Power / Cap'.padStart(15)}${'Memory-Usage'.padStart(24)}${'Util'.padStart(6)}  Compute mode`,
+  );
   const problems: string[] = [];
   for (const gpu of gpus) {
     const r = row(gpu);
@@ -82,7 +93,11 @@ function main(): void {
   }
   problems.push(...crossCheck(gpus));
   system.shutdownNvml();
-  done(NAME, problems.length === 0 && gpus.length > 0, problems.length ? problems.join('; ') : `CUDA ${cuda.major}.${cuda.minor}, ${gpus.length} GPU(s) through NVML, every CUDA device matched by UUID`);
+  done(
+    NAME,
+    problems.length === 0 && gpus.length > 0,
+    problems.length ? problems.join('; ') : `CUDA ${cuda.major}.${cuda.minor}, ${gpus.length} GPU(s) through NVML, every CUDA device matched by UUID`,
+  );
 }
 try {
   main();

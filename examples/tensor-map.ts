@@ -69,8 +69,11 @@ async function main(): Promise<void> {
   const oobNonZero = oob.toArray(Uint32Array)[0];
   const tiles = cfg.gx * cfg.gy;
   for (const x of [map, oob, out, b, a, stream, kernel, module, program]) x.close();
-  done('tensor-map', badA === 0 && badB === 0 && oobNonZero === 0,
+  done(
+    'tensor-map',
+    badA === 0 && badB === 0 && oobNonZero === 0,
     `${tiles} TMA tile loads of ${TILE}×${TILE} per launch over a ${width}×${height} f32 matrix; 2·A: ${width * height - badA}/${width * height} exact, ` +
-    `after replaceAddress 3·B: ${width * height - badB}/${width * height} exact; out-of-bounds elements zero-filled (${oobNonZero} non-zero)`);
+      `after replaceAddress 3·B: ${width * height - badB}/${width * height} exact; out-of-bounds elements zero-filled (${oobNonZero} non-zero)`,
+  );
 }
 void main();

@@ -61,8 +61,11 @@ async function main(): Promise<void> {
   for (let i = 0; i < n; i++) if (got[i] !== i * 0.25 + 1) badFetch++;
   // the texture keeps its array alive: closing the array first defers its destroy to the texture's
   for (const x of [source, tex, surf, target, linearTex, backing, fetched, stream, sample, fetch, module, program]) x.close();
-  done('texture-sampling', bad === 0 && badFetch === 0,
+  done(
+    'texture-sampling',
+    bad === 0 && badFetch === 0,
     `${w}×${h} CudaArray sampled with linear filtering + clamp through a TextureObject, written through a SurfaceObject: ` +
-    `${w * h - bad}/${w * h} within 1e-3 (worst ${worst.toExponential(1)}); ${n - badFetch}/${n} linear-memory tex1Dfetch values exact`);
+      `${w * h - bad}/${w * h} within 1e-3 (worst ${worst.toExponential(1)}); ${n - badFetch}/${n} linear-memory tex1Dfetch values exact`,
+  );
 }
 void main();

@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   let bad = 0;
   for (let i = 0; i < all.length; i++) if (all[i] !== Number((BigInt(i) * 2654435761n) & 0xffffffffn)) bad++;
   const stable = vm.address === address && first.ptr === address;
-  const summary = `reserved ${vm.reservedSize / 2 ** 20} MiB at 0x${address.toString(16)}, grew to ${vm.mappedSize / 2 ** 20} MiB in ${vm.chunkCount} chunks ` +
+  const summary =
+    `reserved ${vm.reservedSize / 2 ** 20} MiB at 0x${address.toString(16)}, grew to ${vm.mappedSize / 2 ** 20} MiB in ${vm.chunkCount} chunks ` +
     `(granularity ${vm.granularity / 2 ** 20} MiB); address stable: ${stable}; ${all.length - bad}/${all.length} words written across growths read back`;
   for (const x of [first, vm, stream, fill, module, program]) x.close();
   done('vmm-resource', bad === 0 && stable && all.length === written, summary);

@@ -39,6 +39,10 @@ async function main(): Promise<void> {
   const aligned = range.address % stripe === 0;
   const where = placed.every((d, i) => d === devices[i % devices.length]);
   for (const x of [all, range, stream, stamp, module, program]) x.close();
-  done(NAME, bad === 0 && aligned && where, `${stripes} stripes of ${stripe / 2 ** 20} MiB on device(s) [${placed.join(', ')}], range aligned: ${aligned}; ${words - bad}/${words} words read back`);
+  done(
+    NAME,
+    bad === 0 && aligned && where,
+    `${stripes} stripes of ${stripe / 2 ** 20} MiB on device(s) [${placed.join(', ')}], range aligned: ${aligned}; ${words - bad}/${words} words read back`,
+  );
 }
 void main();

@@ -82,7 +82,11 @@ export function parseArgs(argv: string[]): CliOptions {
     };
     if (a === '--toolkit') o.toolkit = value();
     else if (a === '--out') o.out = value();
-    else if (a === '--modules') o.modules = value().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (a === '--modules')
+      o.modules = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (a === '--include') o.include.push(value());
     else if (a === '--jobs') {
       const v = value();
@@ -117,9 +121,13 @@ const GENERATOR_PACKAGES = ['cuda-ts', '@cuda-ts/gen'];
 export function generatorPackage(from = __dirname): { dir: string; name: string; version: string; devDependencies?: Record<string, string> } {
   for (let dir = from; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
-    const pkg = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; devDependencies?: Record<string, string> }) : undefined;
-    if (pkg?.name && GENERATOR_PACKAGES.includes(pkg.name) && pkg.version) return { dir, name: pkg.name, version: pkg.version, devDependencies: pkg.devDependencies };
-    if (dirname(dir) === dir) throw new GeneratorError(`no package.json of ${GENERATOR_PACKAGES.join(' or ')} above ${from}: the generator is installed incompletely`);
+    const pkg = existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; devDependencies?: Record<string, string> })
+      : undefined;
+    if (pkg?.name && GENERATOR_PACKAGES.includes(pkg.name) && pkg.version)
+      return { dir, name: pkg.name, version: pkg.version, devDependencies: pkg.devDependencies };
+    if (dirname(dir) === dir)
+      throw new GeneratorError(`no package.json of ${GENERATOR_PACKAGES.join(' or ')} above ${from}: the generator is installed incompletely`);
   }
 }
 
@@ -148,7 +156,8 @@ export function sinceMap(root: string, ir: ModuleIR): Map<string, string> {
 function filesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
-  for (const f of readdirSync(dir, { recursive: true }) as string[]) if (f.endsWith('.ts') || f === 'signatures.txt') out.set(f, readFileSync(join(dir, f), 'utf8'));
+  for (const f of readdirSync(dir, { recursive: true }) as string[])
+    if (f.endsWith('.ts') || f === 'signatures.txt') out.set(f, readFileSync(join(dir, f), 'utf8'));
   return out;
 }
 
@@ -175,12 +184,20 @@ function headerDocsFor(spec: ModuleSpec, job: ModuleJob, ir: ModuleIR): Map<stri
   const docs = headerDocs(clangAst({ clang: job.clang, includeDirs: job.includeDirs, includes, defines: spec.defines }));
   const missing = ir.functions.filter((f) => !docs.has(f.symbol) && !docs.has(f.name));
   const texts = [...new Set(missing.map((f) => locateHeader(job.includeDirs, f.header)).filter((p): p is string => !!p))];
-  const source = texts.map((p) => detachedCommentSource(readFileSync(p, 'utf8'), missing.filter((f) => locateHeader(job.includeDirs, f.header) === p).map((f) => f.name))).join('\n');
+  const source = texts
+    .map((p) =>
+      detachedCommentSource(
+        readFileSync(p, 'utf8'),
+        missing.filter((f) => locateHeader(job.includeDirs, f.header) === p).map((f) => f.name),
+      ),
+    )
+    .join('\n');
   if (!source.trim()) return docs;
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-detached-'));
   try {
     writeFileSync(join(dir, 'detached.h'), source);
-    for (const [name, doc] of headerDocs(clangAst({ clang: job.clang, includeDirs: [dir], includes: ['detached.h'] }))) if (!docs.has(name)) docs.set(name, doc);
+    for (const [name, doc] of headerDocs(clangAst({ clang: job.clang, includeDirs: [dir], includes: ['detached.h'] })))
+      if (!docs.has(name)) docs.set(name, doc);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -194,7 +211,11 @@ function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec, own?: Map<string,
   if (hasSupportSources(root)) return files;
   const out = new Map<string, string>();
   // chunk files (typed/, raw/) sit one folder deeper
-  for (const [name, text] of files) out.set(name, text.split(`from '${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`).split(`from '../${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`));
+  for (const [name, text] of files)
+    out.set(
+      name,
+      text.split(`from '${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`).split(`from '../${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`),
+    );
   return out;
 }
 
@@ -205,8 +226,15 @@ function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec, own?: Map<string,
  * nothing), reads the support package's `exports`, and may use koffi's types (an ES module).
  */
 const SCAFFOLD_COMPILER_OPTIONS = {
-  target: 'ES2022', module: 'node20', moduleResolution: 'node16', lib: ['ES2022', 'ESNext.Disposable'],
-  types: ['node'], strict: true, esModuleInterop: true, skipLibCheck: true, isolatedModules: true,
+  target: 'ES2022',
+  module: 'node20',
+  moduleResolution: 'node16',
+  lib: ['ES2022', 'ESNext.Disposable'],
+  types: ['node'],
+  strict: true,
+  esModuleInterop: true,
+  skipLibCheck: true,
+  isolatedModules: true,
 };
 
 /**
@@ -251,7 +279,8 @@ export function supportResolution(root: string): string {
   const found = existsSync(join(own, 'package.json')) ? own : installedFrom(root, SUPPORT_PACKAGE);
   if (!found) return `note: ${SUPPORT_PACKAGE} is not installed in or above ${root}: ${OUT_TREE_ADVICE}`;
   const outer = found === own ? installedFrom(dirname(root), SUPPORT_PACKAGE) : undefined;
-  if (outer) return `warning: ${root} has its own copy of ${SUPPORT_PACKAGE} (${found}) besides the project's (${outer}): errors it throws are not instanceof the project's CudaError; remove ${join(root, 'node_modules')}`;
+  if (outer)
+    return `warning: ${root} has its own copy of ${SUPPORT_PACKAGE} (${found}) besides the project's (${outer}): errors it throws are not instanceof the project's CudaError; remove ${join(root, 'node_modules')}`;
   return `the tree uses ${SUPPORT_PACKAGE} from ${found}`;
 }
 
@@ -334,7 +363,8 @@ export function generateModule(job: ModuleJob): ModuleOutcome {
 function planToolkit(o: CliOptions, log: (s: string) => void): ModuleJob[] {
   const root = resolve(o.out);
   // NVIDIA's documentation text must never reach this repository's committed tree
-  if (o.docs && hasSupportSources(root)) throw new GeneratorError(`--docs writes the headers' own documentation (NVIDIA's text): give --out a folder outside a cuda-ts checkout, not ${root}`);
+  if (o.docs && hasSupportSources(root))
+    throw new GeneratorError(`--docs writes the headers' own documentation (NVIDIA's text): give --out a folder outside a cuda-ts checkout, not ${root}`);
   const layout = toolkitLayout(resolve(o.toolkit!));
   const includeDirs = [...layout.includeDirs, ...o.include.map((d) => resolve(d))];
   const clang = findClang();
@@ -344,7 +374,13 @@ function planToolkit(o: CliOptions, log: (s: string) => void): ModuleJob[] {
   return selectModules(o.modules).map((spec) => {
     const component = components.get(spec.name);
     return {
-      root, release, includeDirs, clang, check: o.check, explicit: !!o.modules, module: spec.name,
+      root,
+      release,
+      includeDirs,
+      clang,
+      check: o.check,
+      explicit: !!o.modules,
+      module: spec.name,
       ...(component && component !== release ? { component } : {}),
       ...(o.docs ? { docs: true } : {}),
     };
@@ -357,7 +393,9 @@ function summarize(outcomes: ModuleOutcome[], o: CliOptions, t0: number, log: (s
   if (done === 0 && failed.length === 0) {
     throw new GeneratorError(`nothing to ${o.check ? 'check' : 'generate'}: no module's headers were found`);
   }
-  log(`${done} module(s) ${o.check ? 'checked' : 'generated'}${failed.length ? `, ${failed.length} failed` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `${done} module(s) ${o.check ? 'checked' : 'generated'}${failed.length ? `, ${failed.length} failed` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   const stale = outcomes.flatMap((x) => x.stale);
   if (failed.length) log(`failed: ${failed.join('; ')}`);
   if (!o.check && done > 0 && !hasSupportSources(resolve(o.out))) log(supportResolution(resolve(o.out)));
@@ -389,28 +427,40 @@ export async function runParallel(argv: string[], log: (s: string) => void = con
   const jobs = planToolkit(o, log);
   if (!o.check) scaffold(resolve(o.out));
   const workers = Math.min(o.jobs ?? availableParallelism(), jobs.length);
-  if (workers <= 1) return summarize(jobs.map((j) => { const r = generateModule(j); r.lines.forEach((l) => log(l)); return r; }), o, t0, log);
+  if (workers <= 1)
+    return summarize(
+      jobs.map((j) => {
+        const r = generateModule(j);
+        r.lines.forEach((l) => log(l));
+        return r;
+      }),
+      o,
+      t0,
+      log,
+    );
   const outcomes: ModuleOutcome[] = new Array(jobs.length);
   let next = 0;
   const entry = join(repositoryRoot(), 'bin', 'cuda-ts-gen.js');
   await Promise.all(
-    Array.from({ length: workers }, () =>
-      new Promise<void>((done, fail) => {
-        const child = fork(entry, [], { env: { ...process.env, CUDA_TS_GEN_WORKER: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-        let current = -1;
-        const feed = () => {
-          if (next >= jobs.length) return void child.send({ quit: true });
-          current = next++;
-          child.send({ job: jobs[current] });
-        };
-        child.on('message', (r: ModuleOutcome) => {
-          outcomes[current] = r;
-          for (const l of r.lines) log(l);
+    Array.from(
+      { length: workers },
+      () =>
+        new Promise<void>((done, fail) => {
+          const child = fork(entry, [], { env: { ...process.env, CUDA_TS_GEN_WORKER: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+          let current = -1;
+          const feed = () => {
+            if (next >= jobs.length) return void child.send({ quit: true });
+            current = next++;
+            child.send({ job: jobs[current] });
+          };
+          child.on('message', (r: ModuleOutcome) => {
+            outcomes[current] = r;
+            for (const l of r.lines) log(l);
+            feed();
+          });
+          child.on('exit', (code) => (code === 0 ? done() : fail(new GeneratorError(`a worker process exited with status ${code}`))));
           feed();
-        });
-        child.on('exit', (code) => (code === 0 ? done() : fail(new GeneratorError(`a worker process exited with status ${code}`))));
-        feed();
-      }),
+        }),
     ),
   );
   return summarize(outcomes, o, t0, log);
@@ -466,7 +516,9 @@ function runWithoutToolkit(o: CliOptions, log: (s: string) => void): number | un
   }
   if (compared === 0) {
     const which = o.modules ? ` of ${o.modules.join(', ')}` : '';
-    throw new GeneratorError(`nothing to ${o.check ? 'check' : 're-emit'}: no stored IR${which} under ${join(root, 'headers')} (give --toolkit, or --out a root holding headers/<release>/)`);
+    throw new GeneratorError(
+      `nothing to ${o.check ? 'check' : 're-emit'}: no stored IR${which} under ${join(root, 'headers')} (give --toolkit, or --out a root holding headers/<release>/)`,
+    );
   }
   log(`${compared} module(s) ${o.check ? 'checked' : 're-emitted'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (!o.check && !hasSupportSources(root)) log(supportResolution(root));

@@ -113,22 +113,15 @@ export const MODULES: readonly ModuleSpec[] = [
     procTables: ['cudaTypedefs.h', 'cudaProfilerTypedefs.h'],
     foreignThreadCallbacks: ['cuLaunchHostFunc', 'cuStreamAddCallback', 'cuUserObjectCreate'],
     oneShotCallbacks: ['cuLaunchHostFunc.fn', 'cuStreamAddCallback.callback', 'cuUserObjectCreate.destroy'],
-    blocking: /^cu(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|MemFree|MemFreeHost|CtxSynchronize(_v2)?|StreamSynchronize|EventSynchronize|CtxDestroy|DevicePrimaryCtxReset)$/,
+    blocking:
+      /^cu(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|MemFree|MemFreeHost|CtxSynchronize(_v2)?|StreamSynchronize|EventSynchronize|CtxDestroy|DevicePrimaryCtxReset)$/,
   },
   {
     name: 'runtime',
     title: 'CUDA runtime API',
     includes: ['cuda_runtime_api.h', 'cuda_profiler_api.h'],
     optionalIncludes: ['cuda_profiler_api.h'],
-    ownHeaders: [
-      'cuda_runtime_api.h',
-      'cuda_profiler_api.h',
-      'driver_types.h',
-      'vector_types.h',
-      'surface_types.h',
-      'texture_types.h',
-      'library_types.h',
-    ],
+    ownHeaders: ['cuda_runtime_api.h', 'cuda_profiler_api.h', 'driver_types.h', 'vector_types.h', 'surface_types.h', 'texture_types.h', 'library_types.h'],
     prefixes: ['cuda'],
     macroPrefixes: ['cuda', 'CUDA'],
     versionMacro: 'CUDART_VERSION',
@@ -145,7 +138,8 @@ export const MODULES: readonly ModuleSpec[] = [
     perThreadDefaultStream: true,
     foreignThreadCallbacks: ['cudaLaunchHostFunc', 'cudaStreamAddCallback', 'cudaUserObjectCreate'],
     oneShotCallbacks: ['cudaLaunchHostFunc.fn', 'cudaStreamAddCallback.callback', 'cudaUserObjectCreate.destroy'],
-    blocking: /^cuda(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|Free|FreeHost|FreeArray|FreeMipmappedArray|DeviceSynchronize|StreamSynchronize|EventSynchronize|DeviceReset)$/,
+    blocking:
+      /^cuda(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|Free|FreeHost|FreeArray|FreeMipmappedArray|DeviceSynchronize|StreamSynchronize|EventSynchronize|DeviceReset)$/,
   },
   {
     name: 'nvrtc',
@@ -285,12 +279,14 @@ export const MODULES: readonly ModuleSpec[] = [
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExportedIn: { '13.0': [
-      ...['bsric02', 'bsrilu02', 'bsrsm2', 'bsrsv2', 'csr2gebsr', 'csric02', 'csrilu02', 'gebsr2gebsc', 'gebsr2gebsr'].flatMap((op) =>
-        ['S', 'D', 'C', 'Z'].map((t) => `cusparse${t}${op}_bufferSizeExt`),
-      ),
-      'cusparseXgebsr2csr',
-    ] },
+    notExportedIn: {
+      '13.0': [
+        ...['bsric02', 'bsrilu02', 'bsrsm2', 'bsrsv2', 'csr2gebsr', 'csric02', 'csrilu02', 'gebsr2gebsc', 'gebsr2gebsr'].flatMap((op) =>
+          ['S', 'D', 'C', 'Z'].map((t) => `cusparse${t}${op}_bufferSizeExt`),
+        ),
+        'cusparseXgebsr2csr',
+      ],
+    },
     status: {
       type: 'cusparseStatus_t',
       success: 'CUSPARSE_STATUS_SUCCESS',
@@ -312,10 +308,16 @@ export const MODULES: readonly ModuleSpec[] = [
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExportedIn: { '13.0': [
-      'cusolverDnLoggerForceDisable', 'cusolverDnLoggerOpenFile', 'cusolverDnLoggerSetCallback',
-      'cusolverDnLoggerSetFile', 'cusolverDnLoggerSetLevel', 'cusolverDnLoggerSetMask',
-    ] },
+    notExportedIn: {
+      '13.0': [
+        'cusolverDnLoggerForceDisable',
+        'cusolverDnLoggerOpenFile',
+        'cusolverDnLoggerSetCallback',
+        'cusolverDnLoggerSetFile',
+        'cusolverDnLoggerSetLevel',
+        'cusolverDnLoggerSetMask',
+      ],
+    },
     status: { type: 'cusolverStatus_t', success: 'CUSOLVER_STATUS_SUCCESS', errorClass: 'CusolverError' },
   },
   {
@@ -355,8 +357,18 @@ export const MODULES: readonly ModuleSpec[] = [
     title: 'CUPTI profiling tools interface',
     includes: ['cupti.h'],
     ownHeaders: [
-      'cupti.h', 'cupti_result.h', 'cupti_version.h', 'cupti_activity.h', 'cupti_activity_deprecated.h', 'cupti_callbacks.h',
-      'cupti_events.h', 'cupti_metrics.h', 'cupti_common.h', 'cupti_driver_cbid.h', 'cupti_runtime_cbid.h', 'cupti_nvtx_cbid.h',
+      'cupti.h',
+      'cupti_result.h',
+      'cupti_version.h',
+      'cupti_activity.h',
+      'cupti_activity_deprecated.h',
+      'cupti_callbacks.h',
+      'cupti_events.h',
+      'cupti_metrics.h',
+      'cupti_common.h',
+      'cupti_driver_cbid.h',
+      'cupti_runtime_cbid.h',
+      'cupti_nvtx_cbid.h',
     ],
     prefixes: ['cupti'],
     macroPrefixes: ['CUPTI_'],
@@ -522,7 +534,12 @@ const blasBase = (name: string) => name.replace(/(_v2)?(_64)?$/, '');
 function blasFamily(name: string, names: ReadonlySet<string>): { i: string; op: string } | undefined {
   const rest = blasBase(name).replace(/^cublas/, '');
   // the index functions spell their type in lower case (`cublasIsamax`)
-  for (const [i, codes] of rest.startsWith('I') ? [['I', ['s', 'd', 'c', 'z']], ['', BLAS_TYPE_CODES]] as const : [['', BLAS_TYPE_CODES]] as const) {
+  for (const [i, codes] of rest.startsWith('I')
+    ? ([
+        ['I', ['s', 'd', 'c', 'z']],
+        ['', BLAS_TYPE_CODES],
+      ] as const)
+    : ([['', BLAS_TYPE_CODES]] as const)) {
     for (const code of codes) {
       const raw = rest.slice(i.length);
       if (!raw.startsWith(code) || !/^[a-z]/.test(raw.slice(code.length))) continue;

@@ -168,14 +168,25 @@ export function bundleEntry(root: string, spec: BundleSpec, notInlined?: Readonl
     });
 
   const inlined = order.slice(1);
-  const parts = bundleParts(inlined.map((file) => ({ key: key(file), code: rewrite(file) })), rewrite(entry));
+  const parts = bundleParts(
+    inlined.map((file) => ({ key: key(file), code: rewrite(file) })),
+    rewrite(entry),
+  );
   // the function the entry calls, written whole: joining it to the file's text at run time made V8 copy
   // the text once more (flattening the joined string)
   const body = `(function (exports, require, module, __filename, __dirname) {\n${loadFaster(parts.join('\n'))}\n})\n`;
   const bodyName = `${basename(entry, '.js')}${BODY_SUFFIX}`;
   const plainName = `${basename(entry, '.js')}${PLAIN_SUFFIX}`;
   const text = stub(bodyName, plainName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1);
-  return { text, body, bodyName, plain: readFileSync(entry, 'utf8'), plainName, files: order.map(key), lazy: lazyFiles(root, texts, (f) => inside(f, boundary, exclude)) };
+  return {
+    text,
+    body,
+    bodyName,
+    plain: readFileSync(entry, 'utf8'),
+    plainName,
+    files: order.map(key),
+    lazy: lazyFiles(root, texts, (f) => inside(f, boundary, exclude)),
+  };
 }
 
 /** The files that lazy re-exports in `texts` load, inside the boundary and not inlined (see Bundle.lazy). */
@@ -202,7 +213,7 @@ function bundleParts(inlined: { key: string; code: string }[], entryCode: string
     '};',
     // keys are relative paths with '/' inside the entry's folder: joined by hand where '/' is the
     // separator (path.join and _nodeModulePaths run cold, once per file, at every import)
-    "const __cudaTsPaths = new Map();",
+    'const __cudaTsPaths = new Map();',
     "const __cudaTsSlash = require('path').sep === '/';",
     'function __cudaTsRequire(key) {',
     "  const slash = __cudaTsSlash && key[0] !== '.';",
@@ -357,7 +368,10 @@ const LOADER_KEY = `cuda-ts.bundleLoader.${createHash('sha256').update(LOADER).d
  * V8 scans several times faster than a template span.
  */
 export function loadFaster(text: string): string {
-  const tables = text.replace(/\b((?:const|var|let) (?:ENUMS|RECORDS|FUNCTIONS|CHUNKS) = )`([^`\\$]*)`;/g, (_, head: string, body: string) => `${head}${JSON.stringify(body)};`);
+  const tables = text.replace(
+    /\b((?:const|var|let) (?:ENUMS|RECORDS|FUNCTIONS|CHUNKS) = )`([^`\\$]*)`;/g,
+    (_, head: string, body: string) => `${head}${JSON.stringify(body)};`,
+  );
   return tables.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -33,7 +33,13 @@ export function* tsFiles(dir: string): Generator<string> {
 export function buildCjsTree(outDir: string, roots: readonly string[] = DEFAULT_ROOTS, { removeComments = false } = {}): string {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const options: ts.CompilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, isolatedModules: true, removeComments };
+  const options: ts.CompilerOptions = {
+    module: ts.ModuleKind.CommonJS,
+    target: ts.ScriptTarget.ES2022,
+    esModuleInterop: true,
+    isolatedModules: true,
+    removeComments,
+  };
   for (const root of roots) {
     for (const file of tsFiles(join(REPO, root))) {
       const js = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText;

@@ -215,7 +215,8 @@ function compile(dist: string, sources: string[]): void {
  *  read in a plain node child (requiring a module loads no CUDA library). */
 function exportNames(dist: string, entries: string[]): Record<string, string[]> {
   const missing = entries.filter((e) => !existsSync(join(dist, `${e}.js`)));
-  if (missing.length > 0) throw new Error(`missing build output in ${dist}: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''} (build first, or drop --no-build)`);
+  if (missing.length > 0)
+    throw new Error(`missing build output in ${dist}: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''} (build first, or drop --no-build)`);
   const script = `
     const path = require('node:path');
     const [dist, entries] = [process.argv[1], JSON.parse(process.argv[2])];
@@ -305,7 +306,6 @@ function conditional(esm: string, cjs: string): unknown {
   };
 }
 
-
 /** Rewrites a generated module's imports of the support folder to the support package and proves none
  *  is left (`file` is `<release>/<module>/<path>`: a chunk file one folder down imports `../` once more). */
 function toSupport(file: string): (text: string) => string {
@@ -337,7 +337,8 @@ function supportImports(rel: string): (text: string) => string {
   const spec = relTarget(join(ROOT, `${rel}.js`), join(ROOT, SUPPORT_DIR));
   return (text) => {
     const out = text.split(`"${spec}"`).join(`"${SUPPORT}"`).split(`'${spec}'`).join(`'${SUPPORT}'`);
-    if (out.includes(`"${spec}/`) || out.includes(`'${spec}/`)) throw new Error(`${rel}: imports a file inside ${SUPPORT_DIR}/ (${spec}/…); only its index is in ${SUPPORT}`);
+    if (out.includes(`"${spec}/`) || out.includes(`'${spec}/`))
+      throw new Error(`${rel}: imports a file inside ${SUPPORT_DIR}/ (${spec}/…); only its index is in ${SUPPORT}`);
     return out;
   };
 }
@@ -370,7 +371,14 @@ function stageSupport(root: RootPackage, dist: string, dir: string, sources: str
     dependencies: { koffi: root.dependencies.koffi },
     publishConfig: { access: 'public' },
   });
-  write(join(dir, 'README.md'), readme(root, SUPPORT, `The run-time support that every \`${SCOPE}/<module>\` package imports: finding and loading CUDA's shared libraries, binding functions on first call, \`CudaError\` and its subclasses, koffi type helpers. You rarely import it yourself; \`import { CudaError } from '${SUPPORT}'\` catches the errors of every module, and \`cuda-ts\` depends on this package too (its \`cuda-ts/runtime-support\` entry is this package), so one \`CudaError\` class serves all of them.`));
+  write(
+    join(dir, 'README.md'),
+    readme(
+      root,
+      SUPPORT,
+      `The run-time support that every \`${SCOPE}/<module>\` package imports: finding and loading CUDA's shared libraries, binding functions on first call, \`CudaError\` and its subclasses, koffi type helpers. You rarely import it yourself; \`import { CudaError } from '${SUPPORT}'\` catches the errors of every module, and \`cuda-ts\` depends on this package too (its \`cuda-ts/runtime-support\` entry is this package), so one \`CudaError\` class serves all of them.`,
+    ),
+  );
 }
 
 function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntry, version: string, names: Names): void {
@@ -390,7 +398,11 @@ function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntr
   // (C functions: cu…, nv…, nccl…; a version query when there is one, as it needs no set-up.)
   const functions = (names[`generated/${e.release}/${e.module}/index`] ?? []).filter((n) => /^(cu|nv|nccl)[A-Z]/.test(n));
   const versions = functions.filter((n) => /Version$/.test(n)).sort((a, b) => a.length - b.length);
-  const example = functions.find((n) => ['cuDriverGetVersion', 'cudaRuntimeGetVersion', 'nvmlSystemGetDriverVersion'].includes(n)) ?? versions[0] ?? functions[0] ?? 'configure';
+  const example =
+    functions.find((n) => ['cuDriverGetVersion', 'cudaRuntimeGetVersion', 'nvmlSystemGetDriverVersion'].includes(n)) ??
+    versions[0] ??
+    functions[0] ??
+    'configure';
   writeJson(join(dir, 'package.json'), {
     name,
     version,
@@ -409,7 +421,12 @@ function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntr
     publishConfig: { access: 'public' },
     cudaTs: { module: e.module, cudaRelease: e.release },
   });
-  write(join(dir, 'README.md'), readme(root, `${name} ${version}`, `
+  write(
+    join(dir, 'README.md'),
+    readme(
+      root,
+      `${name} ${version}`,
+      `
 ${title}, generated from the CUDA ${e.release} headers. The version is \`${e.release}.<revision>\`: install \`${name}@~${e.release}.0\` to stay on the CUDA ${e.release} bindings. It depends on \`${SUPPORT}\` (library discovery, the lazy binder, \`CudaError\`), which every installed module shares.
 
 \`\`\`js
@@ -417,7 +434,9 @@ import { ${example} } from '${name}';   // typed: throws a CudaError subclass, r
 import * as raw from '${name}/raw';     // C-exact: returns the status code
 \`\`\`
 
-CommonJS works the same way (\`const { ${example} } = require('${name}')\`). A call loads the library on first use; when it cannot be found, the call throws \`CudaLibraryError\` listing every path tried (set \`${spec?.env ?? `CUDA_TS_${e.module.toUpperCase()}_LIBRARY`}\` to the file to choose one).`));
+CommonJS works the same way (\`const { ${example} } = require('${name}')\`). A call loads the library on first use; when it cannot be found, the call throws \`CudaLibraryError\` listing every path tried (set \`${spec?.env ?? `CUDA_TS_${e.module.toUpperCase()}_LIBRARY`}\` to the file to choose one).`,
+    ),
+  );
 }
 
 function stageMain(root: RootPackage, dist: string, dir: string, sources: string[], modules: ModuleEntry[]): void {
@@ -431,7 +450,10 @@ function stageMain(root: RootPackage, dist: string, dir: string, sources: string
   for (const s of sources) both(s);
   for (const e of modules) for (const file of moduleFiles(e)) both(`generated/${e.release}/${e.module}/${file}`);
   // The `cuda-ts/runtime-support` entry: the support package itself.
-  write(join(dir, 'dist', `${SUPPORT_ENTRY}.js`), `'use strict';\n// cuda-ts/runtime-support is ${SUPPORT}: one CudaError class for cuda-ts and every ${SCOPE}/<module>.\nmodule.exports = require(${JSON.stringify(SUPPORT)});\n`);
+  write(
+    join(dir, 'dist', `${SUPPORT_ENTRY}.js`),
+    `'use strict';\n// cuda-ts/runtime-support is ${SUPPORT}: one CudaError class for cuda-ts and every ${SCOPE}/<module>.\nmodule.exports = require(${JSON.stringify(SUPPORT)});\n`,
+  );
   write(join(dir, 'dist', `${SUPPORT_ENTRY}.d.ts`), `export * from ${JSON.stringify(SUPPORT)};\n`);
   copy(join(ROOT, 'bin', 'cuda-ts.js'), join(dir, 'bin', 'cuda-ts.js'));
   copy(join(ROOT, 'bin', 'cuda-ts-run.js'), join(dir, 'bin', 'cuda-ts-run.js'));
@@ -462,7 +484,10 @@ function withRelativeRequires(dist: string, sources: string[]): string[] {
     seen.add(rel);
     const text = readFileSync(join(dist, `${rel}.js`), 'utf8');
     for (const m of text.matchAll(/require\("(\.\.?\/[^"]+)"\)/g)) {
-      const target = relative(dist, resolve(dist, dirname(rel), m[1])).split('\\').join('/').replace(/\.js$/, '');
+      const target = relative(dist, resolve(dist, dirname(rel), m[1]))
+        .split('\\')
+        .join('/')
+        .replace(/\.js$/, '');
       queue.push(existsSync(join(dist, `${target}.js`)) ? target : `${target}/index`);
     }
   }
@@ -478,7 +503,7 @@ function stageGen(root: RootPackage, dist: string, dir: string, sources: string[
   writeJson(join(dir, 'package.json'), {
     name: `${SCOPE}/gen`,
     version: root.version,
-    description: 'cuda-ts-gen: generates cuda-ts bindings from a CUDA toolkit\'s C headers (clang JSON AST → IR → TypeScript)',
+    description: "cuda-ts-gen: generates cuda-ts bindings from a CUDA toolkit's C headers (clang JSON AST → IR → TypeScript)",
     keywords: ['cuda', 'nvidia', 'bindings', 'generator', 'clang'],
     license: root.license,
     engines: root.engines,
@@ -486,7 +511,9 @@ function stageGen(root: RootPackage, dist: string, dir: string, sources: string[
     dependencies: { zod },
     publishConfig: { access: 'public' },
   });
-  write(join(dir, 'README.md'), `# ${SCOPE}/gen
+  write(
+    join(dir, 'README.md'),
+    `# ${SCOPE}/gen
 
 \`cuda-ts-gen\`, the generator of [cuda-ts](https://www.npmjs.com/package/cuda-ts): it reads a CUDA toolkit's C headers
 with clang (\`clang\` or \`clang-19\` must be installed) and writes the IR (\`headers/<release>/<module>.json\`) and the
@@ -505,7 +532,8 @@ run \`npm install\` inside the tree (a second copy of the support package would 
 CudaError\` false); the run's last line says which copy the tree uses. The published \`cuda-ts\` and
 \`${SCOPE}/<module>\` packages already hold the bindings of the supported releases; generate when you need
 another toolkit's. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
-`);
+`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -539,7 +567,9 @@ export function packModules(opts: PackOptions = {}): PackResult {
   ];
 
   if (opts.build !== false) {
-    timed('tsc', () => compile(dist, [...sources, ...genSources, ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
+    timed('tsc', () =>
+      compile(dist, [...sources, ...genSources, ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]),
+    );
     // one file per entry, as `npm run build` makes them (scripts/bundle.ts)
     timed('bundle', () => bundleTree(dist));
   }
@@ -560,15 +590,25 @@ export function packModules(opts: PackOptions = {}): PackResult {
   const staged = timed('stage', () => stagePackages({ root, dist, stage, sel, all, objectsSources, supportSources, genSources, names, revision, prerelease }));
 
   // One `npm pack` for all staged folders; --json names each tarball.
-  const packed = timed('npm pack', () =>
-    JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...staged.map((s) => s.dir)])) as { name: string; version: string; filename: string }[]);
+  const packed = timed(
+    'npm pack',
+    () =>
+      JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...staged.map((s) => s.dir)])) as {
+        name: string;
+        version: string;
+        filename: string;
+      }[],
+  );
   const packages: PackedPackage[] = staged.map((s) => {
     const p = packed.find((x) => x.name === s.name && x.version === s.version);
     if (!p) throw new Error(`npm pack did not report ${s.name}@${s.version}`);
     return { name: s.name, version: s.version, file: join(out, p.filename), ...(s.module ? { module: s.module } : {}) };
   });
   rmSync(stage, { recursive: true, force: true });
-  writeJson(join(out, 'manifest.json'), packages.map((p) => ({ ...p, file: relative(out, p.file) })));
+  writeJson(
+    join(out, 'manifest.json'),
+    packages.map((p) => ({ ...p, file: relative(out, p.file) })),
+  );
   return { packages, timings };
 }
 
@@ -602,7 +642,13 @@ function stagePackages(plan: StagePlan): StagedPackage[] {
   const staged: StagedPackage[] = [];
   if (sel.main) {
     const dir = join(stage, 'cuda-ts');
-    stageMain(root, dist, dir, plan.objectsSources, plan.all.filter((e) => e.release === defaultRelease(root)));
+    stageMain(
+      root,
+      dist,
+      dir,
+      plan.objectsSources,
+      plan.all.filter((e) => e.release === defaultRelease(root)),
+    );
     staged.push({ dir, name: root.name, version: root.version });
   }
   if (sel.support) {
@@ -657,7 +703,11 @@ export function main(argv = process.argv.slice(2)): void {
   if (opts.revision !== undefined && !(Number.isInteger(opts.revision) && opts.revision >= 0)) throw new Error('--revision must be a whole number');
   const r = packModules(opts);
   for (const p of r.packages) console.log(`${p.name}@${p.version}  ${relative(process.cwd(), p.file)}`);
-  console.log(`timings (s): ${Object.entries(r.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+  console.log(
+    `timings (s): ${Object.entries(r.timings)
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+      .join(', ')}`,
+  );
 }
 
 if (require.main === module) {

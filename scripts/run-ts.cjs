@@ -27,7 +27,11 @@ try {
   require(require.resolve('tsx/cjs/api', { paths: [root] })).register();
 } catch (e) {
   const denied = /Requires (\w+) access/.exec(String(e && e.message));
-  console.error(denied ? `run-ts: Deno needs --allow-${denied[1]} (see the top of scripts/run-ts.cjs for every flag)` : `run-ts: tsx did not load (npm install in ${root}): ${e && e.message}`);
+  console.error(
+    denied
+      ? `run-ts: Deno needs --allow-${denied[1]} (see the top of scripts/run-ts.cjs for every flag)`
+      : `run-ts: tsx did not load (npm install in ${root}): ${e && e.message}`,
+  );
   process.exit(1);
 }
 process.argv = [process.argv[0], path.resolve(file), ...rest];

@@ -39,7 +39,11 @@ function guessesOf(root: string, release: string, module: string): GuessedParam[
 function main(): void {
   const o = parseArgs(process.argv.slice(2));
   const root = join(__dirname, '..');
-  const modules = o.modules.length ? o.modules : readdirSync(join(root, 'headers', o.release)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+  const modules = o.modules.length
+    ? o.modules
+    : readdirSync(join(root, 'headers', o.release))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.slice(0, -5));
   for (const m of modules) {
     const list = guessesOf(root, o.release, m).filter((g) => !o.only || g.guess.includes(o.only));
     const byGuess = new Map<string, number>();

@@ -80,7 +80,10 @@ interface WorkerConfig {
   count?: number;
 }
 
-type WorkerMessage = { type: 'connected'; ms: number } | { type: 'progress'; barriers: number } | { type: 'done'; failures: string[]; stats: Record<string, number> };
+type WorkerMessage =
+  | { type: 'connected'; ms: number }
+  | { type: 'progress'; barriers: number }
+  | { type: 'done'; failures: string[]; stats: Record<string, number> };
 
 const MiB = 1 << 20;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -106,7 +109,8 @@ async function rankLoop(store: TcpStore, rank: number, o: StressOptions, stats: 
     stats.barriers++;
     if (round) {
       const seen = (await store.get(`k/${neighbour}`)).toString();
-      if (seen !== `${neighbour}:${i}` && seen !== `${neighbour}:${i + every}`) throw new Error(`rank ${rank}: neighbour's key holds ${seen} after barrier ${i}`);
+      if (seen !== `${neighbour}:${i}` && seen !== `${neighbour}:${i + every}`)
+        throw new Error(`rank ${rank}: neighbour's key holds ${seen} after barrier ${i}`);
       stats.sets++;
       stats.gets += 2;
     }
@@ -118,7 +122,9 @@ async function ranksWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void):
   const failures: string[] = [];
   const ranks = Array.from({ length: cfg.count! }, (_, i) => cfg.firstRank! + i);
   const t0 = performance.now();
-  const stores = await Promise.all(ranks.map(() => TcpStore.connect({ host: '127.0.0.1', port: cfg.port, token: cfg.token, timeoutMs: 120_000, size: cfg.options.ranks })));
+  const stores = await Promise.all(
+    ranks.map(() => TcpStore.connect({ host: '127.0.0.1', port: cfg.port, token: cfg.token, timeoutMs: 120_000, size: cfg.options.ranks })),
+  );
   send({ type: 'connected', ms: performance.now() - t0 });
   const t1 = performance.now();
   const progress = setInterval(() => send({ type: 'progress', barriers: stats.barriers }), 5000);
@@ -182,7 +188,17 @@ function wrongAttempt(port: number, wrong: string, stats: Record<string, number>
 }
 
 async function attackWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void, stop: () => boolean): Promise<void> {
-  const stats: Record<string, number> = { opened: 0, closed: 0, attempts: 0, evaluated: 0, unanswered: 0, refusedWrong: 0, refusedBusy: 0, silent: 0, welcomed: 0 };
+  const stats: Record<string, number> = {
+    opened: 0,
+    closed: 0,
+    attempts: 0,
+    evaluated: 0,
+    unanswered: 0,
+    refusedWrong: 0,
+    refusedBusy: 0,
+    silent: 0,
+    welcomed: 0,
+  };
   const wrong = randomBytes(32).toString('hex');
   const target = cfg.role === 'idle' ? cfg.options.idle : cfg.options.wrong;
   const count = (): number => (cfg.role === 'idle' ? stats.opened : stats.attempts);
@@ -191,7 +207,9 @@ async function attackWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void,
     // full speed up to the minimum, then a steady trickle for as long as the ranks work
     const reached = count() >= target;
     const n = cfg.role === 'idle' ? (reached ? 100 : 400) : reached ? 20 : 100;
-    await Promise.all(Array.from({ length: n }, (_, i) => (cfg.role === 'idle' ? idleConnection(cfg.port, (wave + i) % 3, stats) : wrongAttempt(cfg.port, wrong, stats))));
+    await Promise.all(
+      Array.from({ length: n }, (_, i) => (cfg.role === 'idle' ? idleConnection(cfg.port, (wave + i) % 3, stats) : wrongAttempt(cfg.port, wrong, stats))),
+    );
     wave++;
     if (reached) await sleep(1000);
   }
@@ -304,12 +322,15 @@ export async function runStress(o: StressOptions, say?: (line: string) => void):
   await sleep(200); // the attack is under way before the first rank knocks
   const per = Math.ceil(o.ranks / o.processes);
   const rankers: Forked[] = [];
-  for (let first = 0; first < o.ranks; first += per) rankers.push(forkWorker({ ...base, role: 'ranks', firstRank: first, count: Math.min(per, o.ranks - first) }));
-  const connectSeconds = Math.max(...await Promise.all(rankers.map((r) => r.connected))) / 1000;
-  const ticker = say && setInterval(() => {
-    const passed = rankers.reduce((a, r) => a + r.progress.barriers, 0) / o.ranks;
-    say(`${Math.round(passed)} of ${o.barriers} barriers after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  }, 30_000);
+  for (let first = 0; first < o.ranks; first += per)
+    rankers.push(forkWorker({ ...base, role: 'ranks', firstRank: first, count: Math.min(per, o.ranks - first) }));
+  const connectSeconds = Math.max(...(await Promise.all(rankers.map((r) => r.connected)))) / 1000;
+  const ticker =
+    say &&
+    setInterval(() => {
+      const passed = rankers.reduce((a, r) => a + r.progress.barriers, 0) / o.ranks;
+      say(`${Math.round(passed)} of ${o.barriers} barriers after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    }, 30_000);
   const rankResults = await Promise.all(rankers.map((r) => r.done));
   if (ticker) clearInterval(ticker);
   const seconds = (performance.now() - t0) / 1000;
@@ -336,7 +357,8 @@ function buildReport(o: StressOptions, server: StoreServer, m: Measured): Stress
   const failures = [...m.rankResults.flatMap((r) => r.failures), ...m.idle.failures, ...m.wrong.failures];
   const barriers = sum(m.rankResults, 'barriers');
   if (barriers !== o.ranks * o.barriers) failures.push(`${barriers} barrier passages, expected ${o.ranks * o.barriers}`);
-  if (sum(m.rankResults, 'sets') !== o.ranks * Math.min(o.setget, o.barriers)) failures.push(`${sum(m.rankResults, 'sets')} set/get rounds, expected ${o.ranks * Math.min(o.setget, o.barriers)}`);
+  if (sum(m.rankResults, 'sets') !== o.ranks * Math.min(o.setget, o.barriers))
+    failures.push(`${sum(m.rankResults, 'sets')} set/get rounds, expected ${o.ranks * Math.min(o.setget, o.barriers)}`);
   if ((m.idle.stats.opened ?? 0) < o.idle) failures.push(`only ${m.idle.stats.opened} unauthenticated connections`);
   if ((m.wrong.stats.attempts ?? 0) < o.wrong) failures.push(`only ${m.wrong.stats.attempts} wrong-token attempts`);
   const judged = m.mem.retained === undefined ? 'peak' : 'retained';
@@ -360,7 +382,13 @@ function buildReport(o: StressOptions, server: StoreServer, m: Measured): Stress
     serverSeconds: Number(((performance.now() - m.listening) / 1000).toFixed(1)),
     refused: server.refused,
     serverKeysAtEnd: server.size,
-    memory: { baselineMiB: Number((m.mem.baseline / MiB).toFixed(1)), peakMiB: Number((m.mem.peak / MiB).toFixed(1)), growthMiB: Number(growth.toFixed(1)), peakRssMiB: Number((m.mem.peakRss / MiB).toFixed(1)), judged },
+    memory: {
+      baselineMiB: Number((m.mem.baseline / MiB).toFixed(1)),
+      peakMiB: Number((m.mem.peak / MiB).toFixed(1)),
+      growthMiB: Number(growth.toFixed(1)),
+      peakRssMiB: Number((m.mem.peakRss / MiB).toFixed(1)),
+      judged,
+    },
     failures,
   };
 }
@@ -370,7 +398,8 @@ function parseArgs(argv: string[]): StressOptions {
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as keyof StressOptions;
     const v = Number(argv[i + 1]);
-    if (!(key in o) || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`store-stress: bad option ${argv[i]} ${argv[i + 1] ?? ''} (options: ${Object.keys(o).join(', ')})`);
+    if (!(key in o) || !Number.isSafeInteger(v) || v < 0)
+      throw new RangeError(`store-stress: bad option ${argv[i]} ${argv[i + 1] ?? ''} (options: ${Object.keys(o).join(', ')})`);
     o[key] = v;
   }
   if (o.ranks < 1 || o.processes < 1) throw new RangeError('store-stress: ranks and processes must be at least 1');
@@ -381,9 +410,15 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const r = await runStress(o, (line) => void process.stderr.write(`store-stress: ${line}\n`));
   process.stdout.write(`${JSON.stringify(r)}\n`);
-  process.stdout.write(`${o.ranks} ranks: ${o.barriers} barriers and ${o.setget} set/get each in ${r.workSeconds} s, ${r.seconds} s in all (${r.barriersPerSecond} barriers/s; the slowest process's ranks connected in ${r.connectSeconds} s under attack)\n`);
-  process.stdout.write(`attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} answered the challenge, ${r.wrongRefused} were told "wrong token", ${r.wrongBusy} "busy", ${r.wrongSilent} nothing); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`);
-  process.stdout.write(`server memory (heap + external): ${r.memory.baselineMiB} MiB at start, peak ${r.memory.peakMiB} MiB, growth judged on the ${r.memory.judged} +${r.memory.growthMiB} MiB; peak rss ${r.memory.peakRssMiB} MiB; ${r.serverKeysAtEnd} keys at the end\n`);
+  process.stdout.write(
+    `${o.ranks} ranks: ${o.barriers} barriers and ${o.setget} set/get each in ${r.workSeconds} s, ${r.seconds} s in all (${r.barriersPerSecond} barriers/s; the slowest process's ranks connected in ${r.connectSeconds} s under attack)\n`,
+  );
+  process.stdout.write(
+    `attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} answered the challenge, ${r.wrongRefused} were told "wrong token", ${r.wrongBusy} "busy", ${r.wrongSilent} nothing); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`,
+  );
+  process.stdout.write(
+    `server memory (heap + external): ${r.memory.baselineMiB} MiB at start, peak ${r.memory.peakMiB} MiB, growth judged on the ${r.memory.judged} +${r.memory.growthMiB} MiB; peak rss ${r.memory.peakRssMiB} MiB; ${r.serverKeysAtEnd} keys at the end\n`,
+  );
   if (r.failures.length) {
     process.stdout.write(`FAILED:\n${r.failures.map((f) => `  ${f}`).join('\n')}\n`);
     process.exitCode = 1;

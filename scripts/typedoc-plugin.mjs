@@ -98,7 +98,9 @@ function nameModules(project, pathOf) {
 function examplesByFile(root) {
   const dir = resolve(root, 'examples');
   const out = new Map();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'gpu-check.ts').sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.ts') && f !== 'gpu-check.ts')
+    .sort()) {
     const text = readFileSync(resolve(dir, file), 'utf8');
     const names = [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\.\/src(?:\/index)?'/g)]
       .flatMap((m) => m[1].split(','))
@@ -186,7 +188,8 @@ function validateDocumentation(app, project, pathOf) {
     app.logger.validationWarning(`${name} (${ReflectionKind[ref.kind]}, ${file}) has no documentation`);
   }
   for (const name of intentional) {
-    if (!usedIntentional.has(name)) app.logger.validationWarning(`${name} is listed in intentionallyNotDocumented but needs no exception: remove it from typedoc.json`);
+    if (!usedIntentional.has(name))
+      app.logger.validationWarning(`${name} is listed in intentionallyNotDocumented but needs no exception: remove it from typedoc.json`);
   }
   if (allowed.size === 0) return;
   const filesInDocs = new Set();

@@ -50,7 +50,8 @@ export function deviceHandle(ordinal: number): number {
  * ctx.synchronize();
  * ```
  */
-export class Context extends Resource { // structurally a drv.Bindable (what the door needs of a context)
+export class Context extends Resource {
+  // structurally a drv.Bindable (what the door needs of a context)
   /** The driver handle (CUcontext). */
   readonly handle: drv.CUcontext;
   /** Device ordinal. */
@@ -112,16 +113,23 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
    * @param options `smCount`: the most SMs the context's work may use (a positive integer; needs MPS). Default `{}`.
    */
   static create(ordinal = 0, flags = 0, options: { smCount?: number } = {}): Context {
-    if (!Number.isInteger(flags) || flags < 0 || flags > 0xffffffff) throw new RangeError(`Context.create: flags must be a 32-bit unsigned integer, got ${String(flags)}`);
+    if (!Number.isInteger(flags) || flags < 0 || flags > 0xffffffff)
+      throw new RangeError(`Context.create: flags must be a 32-bit unsigned integer, got ${String(flags)}`);
     if (typeof options !== 'object' || options === null) throw new TypeError(`Context.create: options must be an object, got ${describe(options)}`);
     checkKeys('Context.create', options, ['smCount']);
     const sm = options.smCount;
-    if (sm !== undefined && (typeof sm !== 'number' || !Number.isInteger(sm) || sm < 1 || sm > 0xffffffff)) throw new RangeError(`Context.create: smCount must be a positive integer, got ${describe(sm)}`);
+    if (sm !== undefined && (typeof sm !== 'number' || !Number.isInteger(sm) || sm < 1 || sm > 0xffffffff))
+      throw new RangeError(`Context.create: smCount must be a positive integer, got ${describe(sm)}`);
     const dev = deviceHandle(ordinal);
     let params: Uint8Array | null = null;
     let affinity: Uint8Array | undefined;
     if (sm !== undefined) {
-      if (!Context.executionAffinitySupported(ordinal)) throw new ObjectsError('Context.create', OBJECTS_ERROR.unavailable, `device ${ordinal} does not support execution affinity by SM count here (it needs MPS); use a GreenContext to partition SMs`);
+      if (!Context.executionAffinitySupported(ordinal))
+        throw new ObjectsError(
+          'Context.create',
+          OBJECTS_ERROR.unavailable,
+          `device ${ordinal} does not support execution affinity by SM count here (it needs MPS); use a GreenContext to partition SMs`,
+        );
       affinity = new Uint8Array(8); // CUexecAffinityParam { type, param.smCount.val }
       const a = new DataView(affinity.buffer);
       a.setInt32(0, drv.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT, true);
@@ -169,15 +177,21 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
    * once this wrapper is closed and nothing depends on it any more. @internal use GreenContext
    */
   static fromGreen(handle: drv.CUcontext, device: number, destroy: () => void): Context {
-    const ctx = new Context(handle, device, false, () => {
-      known.delete(handle);
-      dropStaging(ctx);
-      dropContextCache(handle, false);
-      drv.forget(handle);
-      // Leave no thread pointing at a destroyed context: the next Context.current() falls back to the primary.
-      if (drv.currentContextHandle() === handle) drv.setCurrentHandle(0);
-      destroy();
-    }, 'Context (green)');
+    const ctx = new Context(
+      handle,
+      device,
+      false,
+      () => {
+        known.delete(handle);
+        dropStaging(ctx);
+        dropContextCache(handle, false);
+        drv.forget(handle);
+        // Leave no thread pointing at a destroyed context: the next Context.current() falls back to the primary.
+        if (drv.currentContextHandle() === handle) drv.setCurrentHandle(0);
+        destroy();
+      },
+      'Context (green)',
+    );
     return ctx;
   }
 

@@ -115,7 +115,8 @@ export class Device {
    * @param attr Which attribute to read, a `CUdevice_attribute` value (exported by name from cuda-ts/objects).
    */
   attribute(attr: drv.CUdevice_attribute): number {
-    if (typeof attr !== 'number' || !Number.isInteger(attr) || attr < 1 || attr >= A.CU_DEVICE_ATTRIBUTE_MAX) throw new RangeError(`Device.attribute: attr must be a CUdevice_attribute, got ${describe(attr)}`);
+    if (typeof attr !== 'number' || !Number.isInteger(attr) || attr < 1 || attr >= A.CU_DEVICE_ATTRIBUTE_MAX)
+      throw new RangeError(`Device.attribute: attr must be a CUdevice_attribute, got ${describe(attr)}`);
     drv.global('cuDeviceGetAttribute', drv.out32, attr, this.handle);
     return drv.out32[0];
   }
@@ -133,7 +134,8 @@ export class Device {
     for (const [name, attr, old] of DEVICE_PROPERTY_TABLE) {
       const status = drv.globalStatus('cuDeviceGetAttribute', value, attr, this.handle);
       if (status === 0) props[name] = value[0];
-      else if (status === drv.CUresult.CUDA_ERROR_INVALID_VALUE && !old) props[name] = undefined; // a driver older than the attribute
+      else if (status === drv.CUresult.CUDA_ERROR_INVALID_VALUE && !old)
+        props[name] = undefined; // a driver older than the attribute
       else throw drv.fail(undefined, 'cuDeviceGetAttribute', status);
     }
     this.cachedProperties = Object.freeze(props) as unknown as DeviceProperties;

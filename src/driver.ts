@@ -420,4 +420,3 @@ export function bindForRelease(ctx: Bindable): boolean {
   lastBound = ctx;
   return true;
 }
-

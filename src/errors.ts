@@ -79,8 +79,22 @@ export class ClosedObjectError extends ObjectsError {
  * helpers, closed-object and usability checks): `callerName` passes over their frames.
  */
 export const CHECK_HELPERS: ReadonlySet<string> = new Set([
-  'assertOpen', 'assertUsable', 'check', 'throwDeferred', 'DeferredFreeError',
-  'usable', 'bind', 'bindHinted', 'rebindIfStale', 'hinted', 'call', 'callHinted', 'callOnStream', 'query', 'release', 'global',
+  'assertOpen',
+  'assertUsable',
+  'check',
+  'throwDeferred',
+  'DeferredFreeError',
+  'usable',
+  'bind',
+  'bindHinted',
+  'rebindIfStale',
+  'hinted',
+  'call',
+  'callHinted',
+  'callOnStream',
+  'query',
+  'release',
+  'global',
 ]);
 /** `DeviceBuffer` of the kind `DeviceBuffer (wrapped)`. */
 function className(kind: string): string {
@@ -149,7 +163,8 @@ export function callerName(skip: ReadonlySet<string>, kind?: string): string | u
   const stack = new Error().stack;
   if (typeof stack !== 'string') return undefined;
   let outermost: string | undefined;
-  for (const line of stack.split('\n').slice(2)) { // 0: the message, 1: this function
+  for (const line of stack.split('\n').slice(2)) {
+    // 0: the message, 1: this function
     const m = /^\s*at (?:async )?(?:new )?(.+?)(?: \[as [^\]]+\])? \((.*)\)$/.exec(line);
     if (m === null) continue;
     const file = m[2];
@@ -183,7 +198,10 @@ export class BuildError extends CudaError {
    * @param cause The underlying library error, if any.
    */
   constructor(
-    module: string, where: string, message: string, log: string,
+    module: string,
+    where: string,
+    message: string,
+    log: string,
     status: { code: number; name: string } = { code: OBJECTS_ERROR.build, name: 'CUDA_TS_BUILD_FAILED' },
     cause?: unknown,
   ) {

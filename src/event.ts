@@ -71,10 +71,16 @@ export class Event extends Resource {
   private recordedOn: Stream | undefined;
 
   private constructor(handle: drv.CUevent, context: Context, flags: number, owned = true) {
-    super(owned ? 'Event' : 'Event (shared)', owned ? () => {
-      drv.forgetHandle(handle);
-      drv.release(context, 'cuEventDestroy', handle);
-    } : undefined, [context]);
+    super(
+      owned ? 'Event' : 'Event (shared)',
+      owned
+        ? () => {
+            drv.forgetHandle(handle);
+            drv.release(context, 'cuEventDestroy', handle);
+          }
+        : undefined,
+      [context],
+    );
     this.handle = handle;
     this.context = context;
     this.flags = flags;
@@ -110,7 +116,8 @@ export class Event extends Resource {
     this.assertOpen();
     const s = toStream(stream, 'Event.record: stream');
     const h = s === undefined ? 0 : s.handle;
-    if (s !== undefined && s.context !== this.context) throw new TypeError(`Event.record: the stream belongs to ${String(s.context)}, the event to ${String(this.context)}`);
+    if (s !== undefined && s.context !== this.context)
+      throw new TypeError(`Event.record: the stream belongs to ${String(s.context)}, the event to ${String(this.context)}`);
     noteUse(this.context, h, this);
     drv.callOnStream(this.context, h, 'cuEventRecord', this.handle, h);
     this.recordedOn = s;
@@ -172,7 +179,10 @@ export class Event extends Resource {
    * @param options `context`: where to open it, on the exporter's device (default: the current context, else device 0's primary context).
    */
   static fromIpcHandle(handle: Uint8Array, options: { context?: Context } = {}): Event {
-    if (!(handle instanceof Uint8Array) || handle.byteLength !== 64) throw new TypeError(`Event.fromIpcHandle: handle must be the 64-byte Uint8Array from Event.ipcHandle(), got ${describe(handle)}${handle instanceof Uint8Array ? ` of ${handle.byteLength} bytes` : ''}`);
+    if (!(handle instanceof Uint8Array) || handle.byteLength !== 64)
+      throw new TypeError(
+        `Event.fromIpcHandle: handle must be the 64-byte Uint8Array from Event.ipcHandle(), got ${describe(handle)}${handle instanceof Uint8Array ? ` of ${handle.byteLength} bytes` : ''}`,
+      );
     if (typeof options !== 'object' || options === null) throw new TypeError(`Event.fromIpcHandle: options must be an object, got ${describe(options)}`);
     const ctx = contextOf(options.context, 'Event.fromIpcHandle: context');
     // CUipcEventHandle is passed by value: koffi takes it as its record (char reserved[64]).

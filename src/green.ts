@@ -61,12 +61,16 @@ export class SmResource {
    */
   split(options: { groups: number; minSmCount: number; ignoreCoscheduling?: boolean }): { groups: SmResource[]; remaining: SmResource } {
     const where = 'SmResource.split';
-    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be { groups, minSmCount, ignoreCoscheduling? }, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(`${where}: options must be { groups, minSmCount, ignoreCoscheduling? }, got ${describe(options)}`);
     checkKeys(where, options, ['groups', 'minSmCount', 'ignoreCoscheduling']);
     const { groups, minSmCount, ignoreCoscheduling } = options;
-    if (typeof groups !== 'number' || !Number.isInteger(groups) || groups < 1 || groups > 1024) throw new RangeError(`${where}: groups must be an integer from 1 to 1024, got ${describe(groups)}`);
-    if (typeof minSmCount !== 'number' || !Number.isInteger(minSmCount) || minSmCount < 1 || minSmCount > 0xffffffff) throw new RangeError(`${where}: minSmCount must be a positive integer, got ${describe(minSmCount)}`);
-    if (ignoreCoscheduling !== undefined && typeof ignoreCoscheduling !== 'boolean') throw new TypeError(`${where}: ignoreCoscheduling must be a boolean, got ${describe(ignoreCoscheduling)}`);
+    if (typeof groups !== 'number' || !Number.isInteger(groups) || groups < 1 || groups > 1024)
+      throw new RangeError(`${where}: groups must be an integer from 1 to 1024, got ${describe(groups)}`);
+    if (typeof minSmCount !== 'number' || !Number.isInteger(minSmCount) || minSmCount < 1 || minSmCount > 0xffffffff)
+      throw new RangeError(`${where}: minSmCount must be a positive integer, got ${describe(minSmCount)}`);
+    if (ignoreCoscheduling !== undefined && typeof ignoreCoscheduling !== 'boolean')
+      throw new TypeError(`${where}: ignoreCoscheduling must be a boolean, got ${describe(ignoreCoscheduling)}`);
     if (minSmCount > this.smCount) throw new RangeError(`${where}: minSmCount ${minSmCount} is more than the ${this.smCount} SMs of this set`);
     const result = new Uint8Array(RESOURCE_BYTES * groups);
     const count = new Uint32Array([groups]);
@@ -114,7 +118,8 @@ export class GreenContext extends Resource {
   static create(resources: SmResource | readonly SmResource[]): GreenContext {
     const where = 'GreenContext.create';
     const list = resources instanceof SmResource ? [resources] : resources;
-    if (!Array.isArray(list) || list.length === 0 || !list.every((r) => r instanceof SmResource)) throw new TypeError(`${where}: resources must be an SmResource or a non-empty array of them, got ${describe(resources)}`);
+    if (!Array.isArray(list) || list.length === 0 || !list.every((r) => r instanceof SmResource))
+      throw new TypeError(`${where}: resources must be an SmResource or a non-empty array of them, got ${describe(resources)}`);
     const device = list[0].device;
     if (list.some((r) => r.device !== device)) throw new TypeError(`${where}: the resources belong to different devices`);
     const dev = deviceHandle(device);
@@ -146,7 +151,8 @@ export class GreenContext extends Resource {
    * @param options `device` (ordinal; default 0), `groups` (how many green contexts at most), `minSmCount` (the fewest SMs each, rounded up to the partition size) and `ignoreCoscheduling` (lower the minimum size and alignment; default false).
    */
   static split(options: { device?: number; groups: number; minSmCount: number; ignoreCoscheduling?: boolean }): GreenContext[] {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`GreenContext.split: options must be { device?, groups, minSmCount, ignoreCoscheduling? }, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(`GreenContext.split: options must be { device?, groups, minSmCount, ignoreCoscheduling? }, got ${describe(options)}`);
     const { device, ...rest } = options;
     const { groups } = SmResource.ofDevice(device ?? 0).split(rest);
     const made: GreenContext[] = [];
@@ -195,7 +201,8 @@ export class GreenContext extends Resource {
     if (typeof options !== 'object' || options === null) throw new TypeError(`GreenContext.createStream: options must be an object, got ${describe(options)}`);
     checkKeys('GreenContext.createStream', options, ['priority']);
     const p = options.priority ?? 0;
-    if (typeof p !== 'number' || !Number.isInteger(p) || Math.abs(p) > 0x7fffffff) throw new RangeError(`GreenContext.createStream: priority must be a 32-bit integer, got ${describe(p)}`);
+    if (typeof p !== 'number' || !Number.isInteger(p) || Math.abs(p) > 0x7fffffff)
+      throw new RangeError(`GreenContext.createStream: priority must be a 32-bit integer, got ${describe(p)}`);
     drv.call(this.context, 'cuGreenCtxStreamCreate', drv.out64, this.handle, drv.CUstream_flags.CU_STREAM_NON_BLOCKING, p);
     return Stream.adoptCreated(drv.outNumber() as drv.CUstream, this.context);
   }

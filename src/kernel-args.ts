@@ -48,7 +48,12 @@ const STORES: Partial<Record<ScalarType, (a: string, w: number) => string>> = {
   u32: (a, w) => `if (typeof ${a} === 'number' && ${a} >>> 0 === ${a}) u32[${w}] = ${a};`,
 };
 const INT_RANGE: Partial<Record<ScalarType, [number, number]>> = {
-  i8: [-128, 127], u8: [0, 255], i16: [-32768, 32767], u16: [0, 65535], i32: [-2147483648, 2147483647], u32: [0, 4294967295],
+  i8: [-128, 127],
+  u8: [0, 255],
+  i16: [-32768, 32767],
+  u16: [0, 65535],
+  i32: [-2147483648, 2147483647],
+  u32: [0, 4294967295],
 };
 
 /**
@@ -92,7 +97,10 @@ export class TypedArgValue implements TypedArg {
     readonly value: unknown,
   ) {}
 }
-const typed = (type: ArgType) => (value: unknown): TypedArg => new TypedArgValue(type, value);
+const typed =
+  (type: ArgType) =>
+  (value: unknown): TypedArg =>
+    new TypedArgValue(type, value);
 /** Typed argument helpers: `launch(s, cfg, k, arg.ptr(buf), arg.f32(2), arg.u32(n))`. */
 export const arg = {
   /** A pointer: a DeviceBuffer, a PinnedHostBuffer (its device pointer), a device address, or null. */
@@ -123,7 +131,8 @@ export const arg = {
    * @param align The struct's alignment in bytes (default 8).
    */
   struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => {
-    if (!isArrayBuffer(bytes) && !ArrayBuffer.isView(bytes)) throw new TypeError(`arg.struct: bytes must be a TypedArray, DataView or ArrayBuffer, got ${describe(bytes)}`);
+    if (!isArrayBuffer(bytes) && !ArrayBuffer.isView(bytes))
+      throw new TypeError(`arg.struct: bytes must be a TypedArray, DataView or ArrayBuffer, got ${describe(bytes)}`);
     const t = { struct: bytes.byteLength, align };
     checkSignature([t], 'arg.struct');
     return new TypedArgValue(t, bytes);
@@ -149,10 +158,16 @@ export function checkSignature(sig: readonly ArgType[], where = 'kernel signatur
   if (sig.length > 4096) throw new RangeError(`${where}: ${sig.length} parameters is more than a kernel can take`);
   sig.forEach((t, i) => {
     if (typeof t === 'string') {
-      if (!Object.prototype.hasOwnProperty.call(SIZES, t)) throw new TypeError(`${where}: signature[${i}]: unknown type '${t}' (expected ${Object.keys(SIZES).join(', ')} or { struct: bytes, align? })`);
+      if (!Object.prototype.hasOwnProperty.call(SIZES, t))
+        throw new TypeError(`${where}: signature[${i}]: unknown type '${t}' (expected ${Object.keys(SIZES).join(', ')} or { struct: bytes, align? })`);
     } else if (typeof t !== 'object' || t === null || typeof t.struct !== 'number' || !Number.isSafeInteger(t.struct) || t.struct <= 0 || t.struct > 32764) {
-      throw new TypeError(`${where}: signature[${i}]: a struct type is { struct: byteSize (1 to 32764), align? }, got ${describe(t)}${typeof t === 'object' && t !== null ? ` with struct ${describe((t as StructType).struct)}` : ''}`);
-    } else if (t.align !== undefined && (typeof t.align !== 'number' || !Number.isInteger(t.align) || t.align < 1 || t.align > 256 || (t.align & (t.align - 1)) !== 0)) {
+      throw new TypeError(
+        `${where}: signature[${i}]: a struct type is { struct: byteSize (1 to 32764), align? }, got ${describe(t)}${typeof t === 'object' && t !== null ? ` with struct ${describe((t as StructType).struct)}` : ''}`,
+      );
+    } else if (
+      t.align !== undefined &&
+      (typeof t.align !== 'number' || !Number.isInteger(t.align) || t.align < 1 || t.align > 256 || (t.align & (t.align - 1)) !== 0)
+    ) {
       throw new RangeError(`${where}: signature[${i}]: struct align must be a power of two from 1 to 256, got ${describe(t.align)}`);
     }
   });
@@ -241,7 +256,8 @@ export class ArgPack {
     const off = this.offsets[i];
     const dv = this.view;
     if (isTypedArg(v)) {
-      if (describeType(v.type) !== describeType(t)) throw new TypeError(`${what}: argument ${i} is declared ${describeType(t)} but was given arg.${describeType(v.type)}()`);
+      if (describeType(v.type) !== describeType(t))
+        throw new TypeError(`${what}: argument ${i} is declared ${describeType(t)} but was given arg.${describeType(v.type)}()`);
       v = v.value;
     }
     switch (t) {
@@ -259,7 +275,8 @@ export class ArgPack {
       case 'i64':
       case 'u64':
         if (typeof v === 'bigint') {
-          if (t === 'u64' ? v < 0n || v >= 1n << 64n : v < -(1n << 63n) || v >= 1n << 63n) throw new RangeError(`${what}: argument ${i} (${t}) out of range: ${v}`);
+          if (t === 'u64' ? v < 0n || v >= 1n << 64n : v < -(1n << 63n) || v >= 1n << 63n)
+            throw new RangeError(`${what}: argument ${i} (${t}) out of range: ${v}`);
           if (t === 'u64') dv.setBigUint64(off, v, true);
           else dv.setBigInt64(off, v, true);
         } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
@@ -305,22 +322,35 @@ function compileWriters(pack: ArgPack): [FewWriter, ArrayWriter] | undefined {
       return store ? `${store(`a${i}`, pack.offsets[i] >> 2)} else ${slow}` : slow;
     })
     .join('\n  ');
-  const few = n <= 4
-    ? `function writeFew(n, a0, a1, a2, a3, what) {\n  if (n !== ${n}) throw pack.countError(n, what);\n  ${body}\n}`
-    : `function writeFew(n, a0, a1, a2, a3, what) {\n  throw pack.countError(n, what);\n}`;
+  const few =
+    n <= 4
+      ? `function writeFew(n, a0, a1, a2, a3, what) {\n  if (n !== ${n}) throw pack.countError(n, what);\n  ${body}\n}`
+      : `function writeFew(n, a0, a1, a2, a3, what) {\n  throw pack.countError(n, what);\n}`;
   const loads = names.map((a, i) => `const ${a} = args[from + ${i}];`).join('\n  ');
   const array = `function write(args, from, what) {\n  if (args.length - from !== ${n}) throw pack.countError(args.length - from, what);\n  ${loads}\n  ${body}\n}`;
   const buffer = pack.bytes.buffer;
   try {
     const make = new Function('pack', 'DeviceBuffer', 'u32', 'i32', 'f32', 'f64', `return [${few}, ${array}];`);
-    return make(pack, DeviceBuffer, new Uint32Array(buffer), new Int32Array(buffer), new Float32Array(buffer), new Float64Array(buffer)) as [FewWriter, ArrayWriter];
+    return make(pack, DeviceBuffer, new Uint32Array(buffer), new Int32Array(buffer), new Float32Array(buffer), new Float64Array(buffer)) as [
+      FewWriter,
+      ArrayWriter,
+    ];
   } catch {
     return undefined;
   }
 }
 
 function badArg(what: string, i: number, t: ArgType, v: unknown): TypeError {
-  const expects = t === 'ptr' ? 'a DeviceBuffer, PinnedHostBuffer, host memory (TypedArray or ArrayBuffer), device address or null' : t === 'f32' || t === 'f64' ? 'a number' : typeof t === 'string' ? (t.endsWith('64') ? 'an integer (number or bigint)' : 'an integer') : 'bytes (TypedArray or ArrayBuffer)';
+  const expects =
+    t === 'ptr'
+      ? 'a DeviceBuffer, PinnedHostBuffer, host memory (TypedArray or ArrayBuffer), device address or null'
+      : t === 'f32' || t === 'f64'
+        ? 'a number'
+        : typeof t === 'string'
+          ? t.endsWith('64')
+            ? 'an integer (number or bigint)'
+            : 'an integer'
+          : 'bytes (TypedArray or ArrayBuffer)';
   return new TypeError(`${what}: argument ${i} (${describeType(t)}) expects ${expects}, got ${describeValue(v)}`);
 }
 
@@ -361,7 +391,10 @@ function hostMemoryDevicePointer(v: ArrayBuffer | ArrayBufferView, i: number, wh
   if (status === 0) return Number(hostPointerSlot[0]);
   const device = currentDeviceOrUndefined();
   if (device !== undefined && pageableAccess(device)) return host;
-  const who = device === undefined ? 'no context is current to ask' : `device ${device} reports no pageable memory access (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS)`;
+  const who =
+    device === undefined
+      ? 'no context is current to ask'
+      : `device ${device} reports no pageable memory access (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS)`;
   throw new TypeError(
     `${what}: argument ${i} (ptr) is a ${describeValue(v)} over host memory the device cannot address (cuMemHostGetDevicePointer: CUresult ${status}): ` +
       `pageable memory, and ${who}: use a PinnedHostBuffer (or its view()) or a DeviceBuffer`,

@@ -10,14 +10,19 @@ import { writeU64 } from './kernel-args';
  * A grid, block or cluster size: `n` (as `[n, 1, 1]`), `[x]`, `[x, y]`, `[x, y, z]` or `{ x, y?, z? }`.
  * Missing dimensions are 1; each is an integer from 1 to 2^32 - 1.
  */
-export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number] | {
-  /** Size in x. */
-  x: number;
-  /** Size in y (default 1). */
-  y?: number;
-  /** Size in z (default 1). */
-  z?: number;
-};
+export type Dim3 =
+  | number
+  | readonly [number]
+  | readonly [number, number]
+  | readonly [number, number, number]
+  | {
+      /** Size in x. */
+      x: number;
+      /** Size in y (default 1). */
+      y?: number;
+      /** Size in z (default 1). */
+      z?: number;
+    };
 
 function dim(where: string, name: string, v: unknown, r: unknown): number {
   if (typeof v !== 'number') throw new TypeError(`${where}: ${name} must be a number, got ${describe(v)} in ${describe(r)}`);
@@ -33,7 +38,8 @@ function dim3(where: string, name: string, d: unknown): [number, number, number]
   }
   if (typeof d === 'object' && d !== null) {
     const o = d as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (k !== 'x' && k !== 'y' && k !== 'z') throw new TypeError(`${where}: ${name} has an unknown field '${k}' (expected x, y, z)`);
+    for (const k of Object.keys(o))
+      if (k !== 'x' && k !== 'y' && k !== 'z') throw new TypeError(`${where}: ${name} has an unknown field '${k}' (expected x, y, z)`);
     if (o.x === undefined) throw new TypeError(`${where}: ${name}.x is required`);
     return [dim(where, `${name}.x`, o.x, d), o.y === undefined ? 1 : dim(where, `${name}.y`, o.y, d), o.z === undefined ? 1 : dim(where, `${name}.z`, o.z, d)];
   }
@@ -86,7 +92,17 @@ export interface LaunchConfigInit {
   };
 }
 
-const CONFIG_KEYS = new Set(['grid', 'block', 'sharedMemBytes', 'cluster', 'cooperative', 'programmaticDependentLaunch', 'priority', 'memSyncDomain', 'memSyncDomainMap']);
+const CONFIG_KEYS = new Set([
+  'grid',
+  'block',
+  'sharedMemBytes',
+  'cluster',
+  'cooperative',
+  'programmaticDependentLaunch',
+  'priority',
+  'memSyncDomain',
+  'memSyncDomainMap',
+]);
 /** The fields of a LaunchConfigInit, as messages show them. */
 const CONFIG_SHAPE = `{ ${[...CONFIG_KEYS].map((k) => (k === 'grid' || k === 'block' ? k : `${k}?`)).join(', ')} }`;
 const CONFIG_BYTES = 56;
@@ -134,12 +150,14 @@ export class LaunchConfig {
   /** Memory-sync domain, or undefined for the default. */
   readonly memSyncDomain: 'default' | 'remote' | undefined;
   /** Logical-to-physical memory-sync domain map, or undefined for the default. */
-  readonly memSyncDomainMap: {
-    /** Physical domain of the logical `'default'` domain. */
-    readonly default: number;
-    /** Physical domain of the logical `'remote'` domain. */
-    readonly remote: number;
-  } | undefined;
+  readonly memSyncDomainMap:
+    | {
+        /** Physical domain of the logical `'default'` domain. */
+        readonly default: number;
+        /** Physical domain of the logical `'remote'` domain. */
+        readonly remote: number;
+      }
+    | undefined;
   /**
    * The CUlaunchConfig cuLaunchKernelEx takes, with its attributes after it (`attributes` of them),
    * encoded once; a launch writes only its stream, when another than the last one (`stream`). @internal
@@ -162,21 +180,27 @@ export class LaunchConfig {
     [this.bx, this.by, this.bz] = dim3(W, 'block', init.block);
     const smem = init.sharedMemBytes ?? 0;
     if (typeof smem !== 'number') throw new TypeError(`${W}: sharedMemBytes must be a number, got ${describe(smem)}`);
-    if (!Number.isInteger(smem) || smem < 0 || smem > 0xffffffff) throw new RangeError(`${W}: sharedMemBytes must be a non-negative 32-bit integer, got ${smem}`);
+    if (!Number.isInteger(smem) || smem < 0 || smem > 0xffffffff)
+      throw new RangeError(`${W}: sharedMemBytes must be a non-negative 32-bit integer, got ${smem}`);
     this.sharedMemBytes = smem;
     this.cluster = init.cluster !== undefined ? dim3(W, 'cluster', init.cluster) : undefined;
-    if (init.cooperative !== undefined && typeof init.cooperative !== 'boolean') throw new TypeError(`${W}: cooperative must be a boolean, got ${describe(init.cooperative)}`);
+    if (init.cooperative !== undefined && typeof init.cooperative !== 'boolean')
+      throw new TypeError(`${W}: cooperative must be a boolean, got ${describe(init.cooperative)}`);
     this.cooperative = init.cooperative === true;
-    if (init.programmaticDependentLaunch !== undefined && typeof init.programmaticDependentLaunch !== 'boolean') throw new TypeError(`${W}: programmaticDependentLaunch must be a boolean, got ${describe(init.programmaticDependentLaunch)}`);
+    if (init.programmaticDependentLaunch !== undefined && typeof init.programmaticDependentLaunch !== 'boolean')
+      throw new TypeError(`${W}: programmaticDependentLaunch must be a boolean, got ${describe(init.programmaticDependentLaunch)}`);
     this.programmaticDependentLaunch = init.programmaticDependentLaunch === true;
-    if (init.priority !== undefined && (typeof init.priority !== 'number' || !Number.isInteger(init.priority) || Math.abs(init.priority) > 0x7fffffff)) throw new RangeError(`${W}: priority must be a 32-bit integer, got ${describe(init.priority)}`);
+    if (init.priority !== undefined && (typeof init.priority !== 'number' || !Number.isInteger(init.priority) || Math.abs(init.priority) > 0x7fffffff))
+      throw new RangeError(`${W}: priority must be a 32-bit integer, got ${describe(init.priority)}`);
     this.priority = init.priority;
-    if (init.memSyncDomain !== undefined && init.memSyncDomain !== 'default' && init.memSyncDomain !== 'remote') throw new TypeError(`${W}: memSyncDomain must be 'default' or 'remote', got ${describe(init.memSyncDomain)}`);
+    if (init.memSyncDomain !== undefined && init.memSyncDomain !== 'default' && init.memSyncDomain !== 'remote')
+      throw new TypeError(`${W}: memSyncDomain must be 'default' or 'remote', got ${describe(init.memSyncDomain)}`);
     this.memSyncDomain = init.memSyncDomain;
     this.memSyncDomainMap = init.memSyncDomainMap === undefined ? undefined : domainMap(W, init.memSyncDomainMap);
     if (this.cluster) {
       const [cx, cy, cz] = this.cluster;
-      if (this.gx % cx || this.gy % cy || this.gz % cz) throw new RangeError(`${W}: grid [${this.gx}, ${this.gy}, ${this.gz}] (in blocks) is not a multiple of cluster [${cx}, ${cy}, ${cz}]`);
+      if (this.gx % cx || this.gy % cy || this.gz % cz)
+        throw new RangeError(`${W}: grid [${this.gx}, ${this.gy}, ${this.gz}] (in blocks) is not a multiple of cluster [${cx}, ${cy}, ${cz}]`);
     }
     const attrs: [number, (dv: DataView, at: number) => void][] = [];
     const cluster = this.cluster;
@@ -186,9 +210,25 @@ export class LaunchConfig {
     const priority = this.priority;
     if (priority !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_PRIORITY, (dv, at) => dv.setInt32(at, priority, true)]);
     const domain = this.memSyncDomain;
-    if (domain !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, (dv, at) => dv.setInt32(at, domain === 'remote' ? drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE : drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT, true)]);
+    if (domain !== undefined)
+      attrs.push([
+        LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN,
+        (dv, at) =>
+          dv.setInt32(
+            at,
+            domain === 'remote' ? drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE : drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
+            true,
+          ),
+      ]);
     const map = this.memSyncDomainMap;
-    if (map !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP, (dv, at) => { dv.setUint8(at, map.default); dv.setUint8(at + 1, map.remote); }]);
+    if (map !== undefined)
+      attrs.push([
+        LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP,
+        (dv, at) => {
+          dv.setUint8(at, map.default);
+          dv.setUint8(at + 1, map.remote);
+        },
+      ]);
     const buffer = new ArrayBuffer(CONFIG_BYTES + attrs.length * ATTR_BYTES);
     const dv = new DataView(buffer);
     const fields = [this.gx, this.gy, this.gz, this.bx, this.by, this.bz, this.sharedMemBytes];
@@ -220,7 +260,10 @@ export class LaunchConfig {
    * @param sharedMemBytes Dynamic shared memory per block, in bytes (default 0).
    */
   static linear(n: number, blockSize = 256, sharedMemBytes = 0): LaunchConfig {
-    for (const [name, v, max] of [['n', n, Number.MAX_SAFE_INTEGER], ['blockSize', blockSize, 1024]] as const) {
+    for (const [name, v, max] of [
+      ['n', n, Number.MAX_SAFE_INTEGER],
+      ['blockSize', blockSize, 1024],
+    ] as const) {
       if (typeof v !== 'number') throw new TypeError(`LaunchConfig.linear: ${name} must be a number, got ${describe(v)}`);
       if (!Number.isInteger(v) || v < 1 || v > max) throw new RangeError(`LaunchConfig.linear: ${name} must be an integer from 1 to ${max}, got ${v}`);
     }
@@ -232,10 +275,12 @@ export class LaunchConfig {
 function domainMap(where: string, m: unknown): { readonly default: number; readonly remote: number } {
   if (typeof m !== 'object' || m === null) throw new TypeError(`${where}: memSyncDomainMap must be { default, remote }, got ${describe(m)}`);
   const o = m as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'default' && k !== 'remote') throw new TypeError(`${where}: memSyncDomainMap has an unknown field '${k}' (expected default, remote)`);
+  for (const k of Object.keys(o))
+    if (k !== 'default' && k !== 'remote') throw new TypeError(`${where}: memSyncDomainMap has an unknown field '${k}' (expected default, remote)`);
   for (const k of ['default', 'remote']) {
     const v = o[k];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw new RangeError(`${where}: memSyncDomainMap.${k} must be an integer from 0 to 255 (a physical domain), got ${describe(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255)
+      throw new RangeError(`${where}: memSyncDomainMap.${k} must be an integer from 0 to 255 (a physical domain), got ${describe(v)}`);
   }
   return Object.freeze({ default: o.default as number, remote: o.remote as number });
 }

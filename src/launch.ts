@@ -46,7 +46,16 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
  * {@link launchArgs} for `n` (at most four) arguments given one by one, with no array: what launch()
  * and Kernel.launch() call. @internal
  */
-export function launchFew(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, n: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown): void {
+export function launchFew(
+  stream: StreamLike | undefined,
+  config: LaunchConfig | LaunchConfigInit,
+  kernel: Kernel,
+  n: number,
+  a0: unknown,
+  a1: unknown,
+  a2: unknown,
+  a3: unknown,
+): void {
   // a kernel without a declared signature (or a value that is no kernel: launchArgs says so) takes the
   // array path, which lays its arguments out from their types
   const pack = (kernel as Kernel | undefined)?.argPack;
@@ -71,7 +80,8 @@ export function launchFew(stream: StreamLike | undefined, config: LaunchConfig |
 function launchStream(stream: StreamLike | undefined, kernel: Kernel): Stream | undefined {
   // The Kernel brand on Kernel.prototype (module.ts): as strict as instanceof, one property load, and no
   // run-time import of module.ts (which imports this module for Kernel.launch).
-  if ((kernel as { [KERNEL]?: true } | null | undefined)?.[kernelBrand] !== true) throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
+  if ((kernel as { [KERNEL]?: true } | null | undefined)?.[kernelBrand] !== true)
+    throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
   const key = stream === undefined ? DEFAULT_STREAM : stream instanceof StreamClass ? stream.core : undefined;
   if (kernel.checkedEpoch === counts.epoch && kernel.checkedStream === key && key !== undefined) return stream as Stream | undefined;
   const ctx = kernel.check();
@@ -151,7 +161,19 @@ function hasLaunchEx(): boolean {
 function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): number {
   const ex = cfg.ex;
   if (!(launchEx ??= hasLaunchEx()) && ex.attributes === 0) {
-    return (cuLaunchKernel ??= drv.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
+    return (cuLaunchKernel ??= drv.native('cuLaunchKernel'))(
+      kernel.handle,
+      cfg.gx,
+      cfg.gy,
+      cfg.gz,
+      cfg.bx,
+      cfg.by,
+      cfg.bz,
+      cfg.sharedMemBytes,
+      h,
+      pack.table,
+      null,
+    );
   }
   if (ex.stream !== h) {
     // the stream of the config's last launch stays written: a loop on one stream writes it once
@@ -185,10 +207,23 @@ function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): n
  * console.log(y.toArray(Float32Array, { stream })); // Float32Array [12, 24, 36]
  * ```
  */
-export function launch<A extends readonly unknown[]>(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel<A>, ...args: NoInfer<A>): void;
+export function launch<A extends readonly unknown[]>(
+  stream: StreamLike | undefined,
+  config: LaunchConfig | LaunchConfigInit,
+  kernel: Kernel<A>,
+  ...args: NoInfer<A>
+): void;
 // Up to four arguments arrive as parameters, counted by `arguments.length`: a rest parameter would be
 // an array made per launch (JavaScriptCore does not elide it: ~15 ns a launch under Bun).
-export function launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown): void {
+export function launch(
+  stream: StreamLike | undefined,
+  config: LaunchConfig | LaunchConfigInit,
+  kernel: Kernel,
+  a0?: unknown,
+  a1?: unknown,
+  a2?: unknown,
+  a3?: unknown,
+): void {
   const n = arguments.length - 3;
   // eslint-disable-next-line prefer-rest-params
   if (n > 4) launchArgs(stream, config, kernel, Array.prototype.slice.call(arguments, 3), 0);

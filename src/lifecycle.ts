@@ -28,7 +28,8 @@ export class DeferredFreeError extends ObjectsError {
    */
   constructor(errors: unknown[]) {
     super(
-      callerName(CHECK_HELPERS) ?? 'cuda-ts', OBJECTS_ERROR.deferredFree,
+      callerName(CHECK_HELPERS) ?? 'cuda-ts',
+      OBJECTS_ERROR.deferredFree,
       `${errors.length} error(s) while freeing resources earlier: ${errors.map((e) => (e as Error)?.message ?? String(e)).join('; ')}`,
     );
     this.errors = errors;

@@ -36,8 +36,12 @@ export class LinkError extends BuildError {
   constructor(message: string, log: string, cause?: unknown, where = 'Linker') {
     const status = cause instanceof CudaError ? cause : undefined;
     super(
-      status?.module ?? 'objects', where, `${where}: ${message}${log ? `:\n${log.trim()}` : ''}`, log,
-      { code: status?.code ?? OBJECTS_ERROR.build, name: 'LinkError' }, cause,
+      status?.module ?? 'objects',
+      where,
+      `${where}: ${message}${log ? `:\n${log.trim()}` : ''}`,
+      log,
+      { code: status?.code ?? OBJECTS_ERROR.build, name: 'LinkError' },
+      cause,
     );
   }
 }
@@ -133,8 +137,10 @@ export class Linker extends Resource {
   constructor(options: LinkerOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Linker: options must be an object, got ${describe(options)}`);
     checkKeys('Linker', options, ['arch', 'lto', 'options', 'driver', 'context', 'cache']);
-    if (options.arch !== undefined && typeof options.arch !== 'string') throw new TypeError(`Linker: arch must be a string like 'sm_90', got ${describe(options.arch)}`);
-    for (const k of ['lto', 'driver', 'cache'] as const) if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
+    if (options.arch !== undefined && typeof options.arch !== 'string')
+      throw new TypeError(`Linker: arch must be a string like 'sm_90', got ${describe(options.arch)}`);
+    for (const k of ['lto', 'driver', 'cache'] as const)
+      if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
     const cacheConfig = kernelCacheConfig(process.env, 'Linker');
     if (options.cache === false) cacheConfig.enabled = false;
     const arch = options.arch ?? Device.current().arch;
@@ -158,8 +164,18 @@ export class Linker extends Resource {
       const error = new Uint8Array(LOG_BYTES);
       const info = new Uint8Array(LOG_BYTES);
       const J = drv.CUjit_option;
-      const opts = new Int32Array([J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, J.CU_JIT_INFO_LOG_BUFFER, J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES]);
-      const values = new BigUint64Array([koffi.address(error.buffer) + BigInt(error.byteOffset), BigInt(LOG_BYTES), koffi.address(info.buffer) + BigInt(info.byteOffset), BigInt(LOG_BYTES)]);
+      const opts = new Int32Array([
+        J.CU_JIT_ERROR_LOG_BUFFER,
+        J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        J.CU_JIT_INFO_LOG_BUFFER,
+        J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      ]);
+      const values = new BigUint64Array([
+        koffi.address(error.buffer) + BigInt(error.byteOffset),
+        BigInt(LOG_BYTES),
+        koffi.address(info.buffer) + BigInt(info.byteOffset),
+        BigInt(LOG_BYTES),
+      ]);
       drv.call(context, 'cuLinkCreate', 4, opts, values, drv.out64);
       cuState = drv.outNumber() as drv.CUlinkState;
       logs = { error, info, opts, values };
@@ -217,7 +233,8 @@ export class Linker extends Resource {
   add(kind: LinkInput, data: string | Uint8Array | ArrayBuffer, name = `input.${kind}`): this {
     this.assertOpen();
     if (this.result) throw new ObjectsError('Linker.add', OBJECTS_ERROR.state, 'add() after complete()');
-    if (typeof kind !== 'string' || !Object.prototype.hasOwnProperty.call(JIT_INPUT, kind)) throw new TypeError(`Linker.add: unknown link input kind ${describe(kind)} (expected ${Object.keys(JIT_INPUT).join(', ')})`);
+    if (typeof kind !== 'string' || !Object.prototype.hasOwnProperty.call(JIT_INPUT, kind))
+      throw new TypeError(`Linker.add: unknown link input kind ${describe(kind)} (expected ${Object.keys(JIT_INPUT).join(', ')})`);
     if (typeof name !== 'string' || name.includes('\0')) throw new TypeError(`Linker.add: name must be a string without NUL, got ${describe(name)}`);
     const bytes = bytesOf(data);
     this.keep.push(bytes);

@@ -81,7 +81,7 @@ export class Module extends Resource {
   static load(image: string | Uint8Array | ArrayBuffer, options: ModuleOptions = {}): Module {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Module.load: options must be an object, got ${describe(options)}`);
     const data = typeof image === 'string' ? nulTerminated(image) : isArrayBuffer(image) ? new Uint8Array(image) : image;
-    if (!(isUint8Array(data))) throw new TypeError(`Module.load: image must be PTX text, or CUBIN/fatbin bytes (Uint8Array/ArrayBuffer), got ${describe(image)}`);
+    if (!isUint8Array(data)) throw new TypeError(`Module.load: image must be PTX text, or CUBIN/fatbin bytes (Uint8Array/ArrayBuffer), got ${describe(image)}`);
     if (data.byteLength === 0) throw new RangeError('Module.load: empty image');
     const ctx = contextOf(options.context, 'Module.load: context');
     ctx.check();
@@ -93,7 +93,15 @@ export class Module extends Resource {
     const status = drv.native('cuModuleLoadDataEx')(out, data, 2, opts, values);
     if (status !== 0) {
       const end = log.indexOf(0);
-      throw drv.mark(ctx, new ModuleLoadError(status, Buffer.from(log.subarray(0, end < 0 ? LOG_BYTES : end)).toString('utf8').trim()));
+      throw drv.mark(
+        ctx,
+        new ModuleLoadError(
+          status,
+          Buffer.from(log.subarray(0, end < 0 ? LOG_BYTES : end))
+            .toString('utf8')
+            .trim(),
+        ),
+      );
     }
     return new Module(Number(out[0]) as drv.CUmodule, ctx);
   }
@@ -153,7 +161,10 @@ export class Module extends Resource {
    * @param name The kernel's name in the module: the `extern "C"` name, or the lowered name of a C++ kernel (Program.loweredName).
    * @param signature The kernel's parameter types in order (`'ptr'`, `'f32'`, `'u32'`, …, or `{ struct, align }` for a struct by value); default none: launches are checked against the driver's parameter sizes.
    */
-  kernel<A extends readonly unknown[] = never, const S extends readonly ArgType[] = readonly ArgType[]>(name: string, signature?: S): Kernel<[A] extends [never] ? KernelArgs<S> : A> {
+  kernel<A extends readonly unknown[] = never, const S extends readonly ArgType[] = readonly ArgType[]>(
+    name: string,
+    signature?: S,
+  ): Kernel<[A] extends [never] ? KernelArgs<S> : A> {
     this.check();
     checkName('Module.kernel', name);
     drv.call(this.context, 'cuModuleGetFunction', drv.out64, this.handle, name);
@@ -173,7 +184,8 @@ export class Module extends Resource {
 }
 
 function checkName(where: string, name: unknown): void {
-  if (typeof name !== 'string' || name.length === 0 || name.includes('\0')) throw new TypeError(`${where}: name must be a non-empty string without NUL, got ${describe(name)}`);
+  if (typeof name !== 'string' || name.length === 0 || name.includes('\0'))
+    throw new TypeError(`${where}: name must be a non-empty string without NUL, got ${describe(name)}`);
 }
 
 /** Every attribute of a kernel (cuFuncGetAttribute), from {@link Kernel.attributes}. */
@@ -322,11 +334,16 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
     if (sizes !== undefined && (sizes.length > 0 || types.length > 0)) {
       const label = this.signature ? `kernel ${this.name}` : `launch ${this.name}`;
       if (sizes.length !== types.length) {
-        throw new TypeError(`${label} takes ${sizes.length} parameter(s) (${sizes.map((b) => `${b} bytes`).join(', ')}) but ${this.signature ? 'the signature declares' : 'was given'} ${types.length}`);
+        throw new TypeError(
+          `${label} takes ${sizes.length} parameter(s) (${sizes.map((b) => `${b} bytes`).join(', ')}) but ${this.signature ? 'the signature declares' : 'was given'} ${types.length}`,
+        );
       }
       types.forEach((t, i) => {
         const want = typeof t === 'string' ? SIZES[t] : t.struct;
-        if (sizes[i] !== want) throw new TypeError(`${label}: parameter ${i} is ${sizes[i]} bytes but ${this.signature ? 'the signature declares' : 'was given'} ${describeType(t)} (${want} bytes)`);
+        if (sizes[i] !== want)
+          throw new TypeError(
+            `${label}: parameter ${i} is ${sizes[i]} bytes but ${this.signature ? 'the signature declares' : 'was given'} ${describeType(t)} (${want} bytes)`,
+          );
       });
     }
     this.checkedLayouts.add(pack);
@@ -344,7 +361,8 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
    */
   attribute(attr: drv.CUfunction_attribute): number {
     const ctx = this.check();
-    if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX) throw new RangeError(`Kernel.attribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
+    if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX)
+      throw new RangeError(`Kernel.attribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
     drv.call(ctx, 'cuFuncGetAttribute', drv.out32, attr, this.handle);
     return drv.out32[0];
   }
@@ -356,8 +374,10 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
    */
   setAttribute(attr: drv.CUfunction_attribute, value: number): void {
     const ctx = this.check();
-    if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX) throw new RangeError(`Kernel.setAttribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
-    if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > 0x7fffffff) throw new RangeError(`Kernel.setAttribute: value must be a 32-bit integer, got ${describe(value)}`);
+    if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX)
+      throw new RangeError(`Kernel.setAttribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > 0x7fffffff)
+      throw new RangeError(`Kernel.setAttribute: value must be a 32-bit integer, got ${describe(value)}`);
     drv.call(ctx, 'cuFuncSetAttribute', this.handle, attr, value);
   }
 
@@ -449,7 +469,15 @@ export interface Kernel<A extends readonly unknown[] = unknown[]> {
 // held in a module constant: an imported name is read off its module object at each use (a getter call
 // in tsx's and esbuild's CommonJS)
 const launchFewArgs = launchFew;
-function kernelLaunch(this: Kernel, stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown): void {
+function kernelLaunch(
+  this: Kernel,
+  stream: StreamLike | undefined,
+  config: LaunchConfig | LaunchConfigInit,
+  a0?: unknown,
+  a1?: unknown,
+  a2?: unknown,
+  a3?: unknown,
+): void {
   const n = arguments.length - 2;
   // eslint-disable-next-line prefer-rest-params
   if (n > 4) launchArgs(stream, config, this, Array.prototype.slice.call(arguments, 2), 0);
@@ -457,5 +485,6 @@ function kernelLaunch(this: Kernel, stream: StreamLike | undefined, config: Laun
 }
 
 function positive(where: string, v: unknown, min: number): void {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > 0x7fffffff) throw new RangeError(`${where} must be an integer from ${min} to 2^31 - 1, got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > 0x7fffffff)
+    throw new RangeError(`${where} must be an integer from ${min} to 2^31 - 1, got ${describe(v)}`);
 }

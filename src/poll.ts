@@ -20,7 +20,8 @@ export interface PollOptions extends WaitOptions {
 export function checkPollOptions(options: unknown, what: string): number {
   const o = checkWaitOptions(options, what) as PollOptions;
   const maxInterval = o.maxIntervalMs ?? 1;
-  if (typeof maxInterval !== 'number' || !(maxInterval > 0)) throw new RangeError(`${what}: maxIntervalMs must be a positive number, got ${describe(maxInterval)}`);
+  if (typeof maxInterval !== 'number' || !(maxInterval > 0))
+    throw new RangeError(`${what}: maxIntervalMs must be a positive number, got ${describe(maxInterval)}`);
   return maxInterval;
 }
 

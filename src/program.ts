@@ -6,7 +6,15 @@ import { loadNvrtc, NVRTC_LIBRARY, type nvrtc } from './releases';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
-import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheConfig, type KernelCacheEntry, type KernelCacheKey } from './kernel-cache';
+import {
+  kernelCacheConfig,
+  kernelCacheKey,
+  readCachedKernel,
+  writeCachedKernel,
+  type KernelCacheConfig,
+  type KernelCacheEntry,
+  type KernelCacheKey,
+} from './kernel-cache';
 import { fileIsMapped, libraryFile, type LibraryFile } from './library-file';
 
 /** NVRTC's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
@@ -30,8 +38,12 @@ export class CompileError extends BuildError {
    */
   constructor(programName: string, log: string, options: readonly string[], cause: unknown) {
     super(
-      'nvrtc', 'Program.compile', `Program.compile: compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`, log,
-      { code: cause instanceof CudaError ? cause.code : OBJECTS_ERROR.build, name: 'CompileError' }, cause,
+      'nvrtc',
+      'Program.compile',
+      `Program.compile: compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`,
+      log,
+      { code: cause instanceof CudaError ? cause.code : OBJECTS_ERROR.build, name: 'CompileError' },
+      cause,
     );
     this.programName = programName;
     this.options = options;
@@ -76,7 +88,12 @@ export interface CompileOptions {
  */
 function nvrtcOptions(options: CompileOptions): string[] {
   const { cache, options: given, arch, lto } = options;
-  if ((cache !== undefined && typeof cache !== 'boolean') || (given !== undefined && !isTextList(given)) || (arch !== undefined && (typeof arch !== 'string' || arch.includes('\0')))) throw compileOptionError(options);
+  if (
+    (cache !== undefined && typeof cache !== 'boolean') ||
+    (given !== undefined && !isTextList(given)) ||
+    (arch !== undefined && (typeof arch !== 'string' || arch.includes('\0')))
+  )
+    throw compileOptionError(options);
   const opts = given ? [...given] : [];
   if (!opts.some((o) => o === '-arch' || o === '--gpu-architecture' || o.startsWith('-arch=') || o.startsWith('--gpu-architecture='))) {
     const target = arch ?? currentArch();
@@ -92,8 +109,10 @@ function isTextList(v: unknown): v is string[] {
 
 /** The TypeError of compile() options nvrtcOptions refused, naming the first bad one. */
 function compileOptionError(options: CompileOptions): TypeError {
-  if (options.cache !== undefined && typeof options.cache !== 'boolean') return new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
-  if (options.options !== undefined && !isTextList(options.options)) return new TypeError(`Program.compile: options must be an array of strings without NUL characters, got ${describe(options.options)}`);
+  if (options.cache !== undefined && typeof options.cache !== 'boolean')
+    return new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
+  if (options.options !== undefined && !isTextList(options.options))
+    return new TypeError(`Program.compile: options must be an array of strings without NUL characters, got ${describe(options.options)}`);
   return new TypeError(`Program.compile: arch must be a string such as 'sm_90', got ${describe(options.arch)}`);
 }
 
@@ -102,8 +121,10 @@ function programArgumentError(source: unknown, options: ProgramOptions): TypeErr
   if (typeof source !== 'string') return new TypeError(`Program: source must be CUDA C++ source text (a string), got ${describe(source)}`);
   if (typeof options !== 'object' || options === null) return new TypeError(`Program: options must be an object, got ${describe(options)}`);
   if (options.name !== undefined && typeof options.name !== 'string') return new TypeError(`Program: name must be a string, got ${describe(options.name)}`);
-  if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) return new TypeError(`Program: headers must be an object of include name → source text, got ${describe(options.headers)}`);
-  if (options.nameExpressions !== undefined && !Array.isArray(options.nameExpressions)) return new TypeError(`Program: nameExpressions must be an array of strings, got ${describe(options.nameExpressions)}`);
+  if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null))
+    return new TypeError(`Program: headers must be an object of include name → source text, got ${describe(options.headers)}`);
+  if (options.nameExpressions !== undefined && !Array.isArray(options.nameExpressions))
+    return new TypeError(`Program: nameExpressions must be an array of strings, got ${describe(options.nameExpressions)}`);
   const bad = Object.entries(options.headers ?? {}).find(([, v]) => typeof v !== 'string');
   return new TypeError(`Program: header ${bad?.[0]} must be source text`);
 }
@@ -172,7 +193,12 @@ export class Program extends Resource {
     if (typeof source !== 'string' || typeof options !== 'object' || options === null) throw programArgumentError(source, options);
     checkKeys('Program', options, ['name', 'headers', 'nameExpressions']);
     const { name = 'program.cu', headers: given, nameExpressions } = options;
-    if (typeof name !== 'string' || (given !== undefined && (typeof given !== 'object' || given === null)) || (nameExpressions !== undefined && !Array.isArray(nameExpressions))) throw programArgumentError(source, options);
+    if (
+      typeof name !== 'string' ||
+      (given !== undefined && (typeof given !== 'object' || given === null)) ||
+      (nameExpressions !== undefined && !Array.isArray(nameExpressions))
+    )
+      throw programArgumentError(source, options);
     const headers = given ? Object.entries(given) : [];
     for (const [, v] of headers) if (typeof v !== 'string') throw programArgumentError(source, options);
     const nul = textWithNul(source, name, headers); // NVRTC, called on a cache miss only, takes C strings
@@ -201,7 +227,12 @@ export class Program extends Resource {
     this.assertOpen();
     if (this.made.program === undefined) {
       const api = nvrtcApi();
-      this.made.program = api.nvrtcCreateProgram(this.source, this.name, this.headerList.map(([, v]) => v), this.headerList.map(([k]) => k));
+      this.made.program = api.nvrtcCreateProgram(
+        this.source,
+        this.name,
+        this.headerList.map(([, v]) => v),
+        this.headerList.map(([k]) => k),
+      );
       for (const e of this.expressions) api.nvrtcAddNameExpression(this.made.program, e);
     }
     return this.made.program;
@@ -213,7 +244,8 @@ export class Program extends Resource {
    */
   addNameExpression(expression: string): this {
     this.assertOpen();
-    if (typeof expression !== 'string' || expression.includes('\0')) throw new TypeError(`Program.addNameExpression: expression must be a string without NUL characters, got ${describe(expression)}`);
+    if (typeof expression !== 'string' || expression.includes('\0'))
+      throw new TypeError(`Program.addNameExpression: expression must be a string without NUL characters, got ${describe(expression)}`);
     if (this.compiledWith) throw new ObjectsError('Program.addNameExpression', OBJECTS_ERROR.state, 'addNameExpression must precede compile()');
     if (this.made.program !== undefined) nvrtcApi().nvrtcAddNameExpression(this.made.program, expression);
     this.expressions.push(expression);
@@ -280,9 +312,21 @@ export class Program extends Resource {
         /* not produced for this target */
       }
     };
-    grab('cubin', () => api.nvrtcGetCUBINSize(this.handle), (b) => api.nvrtcGetCUBIN(this.handle, b));
-    grab('ptx', () => api.nvrtcGetPTXSize(this.handle), (b) => api.nvrtcGetPTX(this.handle, b));
-    grab('ltoir', () => api.nvrtcGetLTOIRSize(this.handle), (b) => api.nvrtcGetLTOIR(this.handle, b));
+    grab(
+      'cubin',
+      () => api.nvrtcGetCUBINSize(this.handle),
+      (b) => api.nvrtcGetCUBIN(this.handle, b),
+    );
+    grab(
+      'ptx',
+      () => api.nvrtcGetPTXSize(this.handle),
+      (b) => api.nvrtcGetPTX(this.handle, b),
+    );
+    grab(
+      'ltoir',
+      () => api.nvrtcGetLTOIRSize(this.handle),
+      (b) => api.nvrtcGetLTOIR(this.handle, b),
+    );
     const lowered: Record<string, string> = {};
     for (const e of this.expressions) {
       const name = api.nvrtcGetLoweredName(this.handle, e);
@@ -319,7 +363,12 @@ export class Program extends Resource {
     this.assertCompiled('ptx');
     if (this.cached) {
       const ptx = this.cached.blobs.ptx;
-      if (!ptx) throw new ObjectsError('Program.ptx', OBJECTS_ERROR.missing, `${this.name} has no PTX for ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'this target'}`);
+      if (!ptx)
+        throw new ObjectsError(
+          'Program.ptx',
+          OBJECTS_ERROR.missing,
+          `${this.name} has no PTX for ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'this target'}`,
+        );
       return textFrom(ptx);
     }
     const n = nvrtcApi().nvrtcGetPTXSize(this.handle);
@@ -332,7 +381,12 @@ export class Program extends Resource {
   get cubin(): Uint8Array {
     this.assertCompiled('cubin');
     const n = this.cached ? (this.cached.blobs.cubin?.byteLength ?? 0) : nvrtcApi().nvrtcGetCUBINSize(this.handle);
-    if (n === 0) throw new ObjectsError('Program.cubin', OBJECTS_ERROR.missing, `${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`);
+    if (n === 0)
+      throw new ObjectsError(
+        'Program.cubin',
+        OBJECTS_ERROR.missing,
+        `${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`,
+      );
     if (this.cached) return this.cached.blobs.cubin.slice();
     const buf = new Uint8Array(n);
     nvrtcApi().nvrtcGetCUBIN(this.handle, buf);
@@ -356,7 +410,8 @@ export class Program extends Resource {
    */
   loweredName(expression: string): string {
     this.assertCompiled('loweredName');
-    if (!this.expressions.includes(expression)) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.state, `'${expression}' was not registered with addNameExpression()`);
+    if (!this.expressions.includes(expression))
+      throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.state, `'${expression}' was not registered with addNameExpression()`);
     const name = this.cached ? cachedLoweredName(this.cached, expression) : nvrtcApi().nvrtcGetLoweredName(this.handle, expression);
     if (!name) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.missing, `no lowered name for '${expression}'`);
     return name;

@@ -26,7 +26,6 @@ import { giveMarker, takeMarker } from './await/markers';
 import { AbortError, checkWaitOptions, whereOf, type WaitOptions } from './await/abort';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 
-
 /** The stream protocol: an object with this method returns its CUstream handle. */
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
 
@@ -238,10 +237,13 @@ export class Stream extends Resource {
    */
   static create(options: StreamOptions = {}): Stream {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Stream.create: options must be an object, got ${describe(options)}`);
-    if (options.nonBlocking !== undefined && typeof options.nonBlocking !== 'boolean') throw new TypeError(`Stream.create: nonBlocking must be a boolean, got ${describe(options.nonBlocking)}`);
+    if (options.nonBlocking !== undefined && typeof options.nonBlocking !== 'boolean')
+      throw new TypeError(`Stream.create: nonBlocking must be a boolean, got ${describe(options.nonBlocking)}`);
     checkKeys('Stream.create', options, ['nonBlocking', 'priority', 'context']);
-    if (options.priority !== undefined && typeof options.priority !== 'number') throw new TypeError(`Stream.create: priority must be a number, got ${describe(options.priority)}`);
-    if (options.priority !== undefined && (!Number.isInteger(options.priority) || Math.abs(options.priority) > 0x7fffffff)) throw new RangeError(`Stream.create: priority must be a 32-bit integer, got ${describe(options.priority)}`);
+    if (options.priority !== undefined && typeof options.priority !== 'number')
+      throw new TypeError(`Stream.create: priority must be a number, got ${describe(options.priority)}`);
+    if (options.priority !== undefined && (!Number.isInteger(options.priority) || Math.abs(options.priority) > 0x7fffffff))
+      throw new RangeError(`Stream.create: priority must be a 32-bit integer, got ${describe(options.priority)}`);
     const ctx = contextOf(options.context, 'Stream.create: context');
     const flags = options.nonBlocking ? drv.CUstream_flags.CU_STREAM_NON_BLOCKING : drv.CUstream_flags.CU_STREAM_DEFAULT;
     drv.call(ctx, 'cuStreamCreateWithPriority', drv.out64, flags, options.priority ?? 0);
@@ -309,7 +311,8 @@ export class Stream extends Resource {
    */
   static wrap(handle: number | bigint, options: WrapOptions = {}): Stream {
     if ((handle as unknown) instanceof Stream) return handle as unknown as Stream;
-    if (typeof options !== 'object' || options === null || options instanceof Context) throw new TypeError(`Stream.wrap: options must be { context }, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null || options instanceof Context)
+      throw new TypeError(`Stream.wrap: options must be { context }, got ${describe(options)}`);
     checkKeys('Stream.wrap', options, ['context']);
     const h = handleNumber('Stream.wrap: handle', handle);
     const ctx = contextOf(options.context, 'Stream.wrap: context');

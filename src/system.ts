@@ -73,7 +73,11 @@ function optional<T>(api: NvmlApi, f: () => T): T | undefined {
     return f();
   } catch (e) {
     const R = api.nvmlReturn_t;
-    if (e instanceof CudaError && (e.code === R.NVML_ERROR_NOT_SUPPORTED || e.code === R.NVML_ERROR_FUNCTION_NOT_FOUND || e.code === R.NVML_ERROR_NO_PERMISSION)) return undefined;
+    if (
+      e instanceof CudaError &&
+      (e.code === R.NVML_ERROR_NOT_SUPPORTED || e.code === R.NVML_ERROR_FUNCTION_NOT_FOUND || e.code === R.NVML_ERROR_NO_PERMISSION)
+    )
+      return undefined;
     throw e;
   }
 }
@@ -197,7 +201,14 @@ export class NvmlDevice {
   /** PCI location and ids. */
   get pci(): PciInfo {
     const p = this.api.nvmlDeviceGetPciInfo(this.handle);
-    return { busId: chars(p.busId) || chars(p.busIdLegacy), domain: p.domain, bus: p.bus, device: p.device, pciDeviceId: p.pciDeviceId, pciSubSystemId: p.pciSubSystemId };
+    return {
+      busId: chars(p.busId) || chars(p.busIdLegacy),
+      domain: p.domain,
+      bus: p.bus,
+      device: p.device,
+      pciDeviceId: p.pciDeviceId,
+      pciSubSystemId: p.pciSubSystemId,
+    };
   }
   /** Device memory in bytes: total, used and free (NVML's view: includes other processes). */
   get memory(): { total: number; used: number; free: number } {
@@ -372,7 +383,8 @@ export class System {
    * @param index The GPU's position in NVML's order, 0 to gpuCount − 1 (every GPU of the machine, whatever CUDA_VISIBLE_DEVICES says: not a CUDA ordinal).
    */
   gpu(index: number): NvmlDevice {
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffff) throw new RangeError(`system.gpu: index must be a non-negative integer, got ${describe(index)}`);
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffff)
+      throw new RangeError(`system.gpu: index must be a non-negative integer, got ${describe(index)}`);
     const api = nvmlFor('system.gpu');
     const n = api.nvmlDeviceGetCount();
     if (index >= n) throw new RangeError(`system.gpu: index ${index} out of range: NVML sees ${n} GPU(s)`);

@@ -14,8 +14,22 @@ import { DeviceBuffer, ownerOf } from './memory/device-buffer';
  * 8 or 16 bytes) need explicit `strides`.
  */
 export type TensorMapDataType =
-  | 'u8' | 'u16' | 'u32' | 'i32' | 'u64' | 'i64' | 'f16' | 'f32' | 'f64' | 'bf16' | 'f32ftz' | 'tf32' | 'tf32ftz'
-  | 'u4x16align8' | 'u4x16align16' | 'u6x16align16';
+  | 'u8'
+  | 'u16'
+  | 'u32'
+  | 'i32'
+  | 'u64'
+  | 'i64'
+  | 'f16'
+  | 'f32'
+  | 'f64'
+  | 'bf16'
+  | 'f32ftz'
+  | 'tf32'
+  | 'tf32ftz'
+  | 'u4x16align8'
+  | 'u4x16align16'
+  | 'u6x16align16';
 /** Interleaving of a tensor map ('none' for ordinary layouts). */
 export type TensorMapInterleave = 'none' | '16B' | '32B';
 /** Shared-memory swizzle pattern of the loaded box. */
@@ -26,8 +40,22 @@ export type TensorMapL2Promotion = 'none' | '64B' | '128B' | '256B';
 export type TensorMapOobFill = 'zero' | 'nan';
 
 const DTYPES: Record<TensorMapDataType, [code: number, bytes: number | undefined]> = {
-  u8: [0, 1], u16: [1, 2], u32: [2, 4], i32: [3, 4], u64: [4, 8], i64: [5, 8], f16: [6, 2], f32: [7, 4], f64: [8, 8],
-  bf16: [9, 2], f32ftz: [10, 4], tf32: [11, 4], tf32ftz: [12, 4], u4x16align8: [13, undefined], u4x16align16: [14, undefined], u6x16align16: [15, undefined],
+  u8: [0, 1],
+  u16: [1, 2],
+  u32: [2, 4],
+  i32: [3, 4],
+  u64: [4, 8],
+  i64: [5, 8],
+  f16: [6, 2],
+  f32: [7, 4],
+  f64: [8, 8],
+  bf16: [9, 2],
+  f32ftz: [10, 4],
+  tf32: [11, 4],
+  tf32ftz: [12, 4],
+  u4x16align8: [13, undefined],
+  u4x16align16: [14, undefined],
+  u6x16align16: [15, undefined],
 };
 const INTERLEAVE: Record<TensorMapInterleave, number> = { none: 0, '16B': 1, '32B': 2 };
 const SWIZZLE: Record<TensorMapSwizzle, number> = { none: 0, '32B': 1, '64B': 2, '128B': 3, '128B_atom32B': 4, '128B_atom32B_flip8B': 5, '128B_atom64B': 6 };
@@ -76,7 +104,12 @@ export interface Im2colTensorMapOptions extends TensorMapCommon {
 
 function pick<T extends string>(where: string, name: string, table: Record<T, number>, v: unknown, dflt: T): number {
   const key = v === undefined ? dflt : v;
-  if (typeof key !== 'string' || !Object.prototype.hasOwnProperty.call(table, key)) throw new TypeError(`${where}: ${name} must be one of ${Object.keys(table).map((k) => `'${k}'`).join(', ')}, got ${describe(v)}`);
+  if (typeof key !== 'string' || !Object.prototype.hasOwnProperty.call(table, key))
+    throw new TypeError(
+      `${where}: ${name} must be one of ${Object.keys(table)
+        .map((k) => `'${k}'`)
+        .join(', ')}, got ${describe(v)}`,
+    );
   return table[key as T];
 }
 
@@ -122,9 +155,17 @@ interface Encoded {
 function common(where: string, o: Record<string, unknown>, keys: readonly string[]): Encoded {
   checkKeys(where, o, keys);
   if (!(o.buffer instanceof DeviceBuffer)) throw new TypeError(`${where}: buffer must be a DeviceBuffer, got ${describe(o.buffer)}`);
-  if (typeof o.dtype !== 'string' || !Object.prototype.hasOwnProperty.call(DTYPES, o.dtype)) throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPES).map((k) => `'${k}'`).join(', ')}, got ${describe(o.dtype)}`);
+  if (typeof o.dtype !== 'string' || !Object.prototype.hasOwnProperty.call(DTYPES, o.dtype))
+    throw new TypeError(
+      `${where}: dtype must be one of ${Object.keys(DTYPES)
+        .map((k) => `'${k}'`)
+        .join(', ')}, got ${describe(o.dtype)}`,
+    );
   const [dtype, elem] = DTYPES[o.dtype as TensorMapDataType];
-  if (!Array.isArray(o.shape) || o.shape.length < 1 || o.shape.length > 5) throw new RangeError(`${where}: shape must be an array of 1 to 5 dimensions, got ${Array.isArray(o.shape) ? `${o.shape.length} entries` : describe(o.shape)}`);
+  if (!Array.isArray(o.shape) || o.shape.length < 1 || o.shape.length > 5)
+    throw new RangeError(
+      `${where}: shape must be an array of 1 to 5 dimensions, got ${Array.isArray(o.shape) ? `${o.shape.length} entries` : describe(o.shape)}`,
+    );
   const rank = o.shape.length;
   const shape = intList(where, 'shape', o.shape, rank, 1, 2 ** 32);
   const interleave = pick(where, 'interleave', INTERLEAVE, o.interleave, 'none');
@@ -140,7 +181,10 @@ function common(where: string, o: Record<string, unknown>, keys: readonly string
   } else strides = intList(where, 'strides', o.strides, rank - 1, 1, 2 ** 40 - 1);
   const strideUnit = interleave === INTERLEAVE['32B'] ? 32 : 16;
   strides.forEach((s, i) => {
-    if (s % strideUnit !== 0) throw new RangeError(`${where}: strides[${i}] = ${s} must be a multiple of ${strideUnit} bytes${o.strides === undefined ? ' (the packed stride: pad the rows, or give strides)' : ''}`);
+    if (s % strideUnit !== 0)
+      throw new RangeError(
+        `${where}: strides[${i}] = ${s} must be a multiple of ${strideUnit} bytes${o.strides === undefined ? ' (the packed stride: pad the rows, or give strides)' : ''}`,
+      );
   });
   const elementStrides = o.elementStrides === undefined ? new Array<number>(rank).fill(1) : intList(where, 'elementStrides', o.elementStrides, rank, 1, 8);
   let extent: number | undefined;
@@ -168,7 +212,8 @@ function checkBuffer(where: string, buffer: unknown, e: Pick<Encoded, 'extent' |
   if (!(buffer instanceof DeviceBuffer)) throw new TypeError(`${where}: buffer must be a DeviceBuffer, got ${describe(buffer)}`);
   const address = buffer.ptr as number; // throws once closed
   if (address % e.alignment !== 0) throw new RangeError(`${where}: the buffer's address 0x${address.toString(16)} is not ${e.alignment}-byte aligned`);
-  if (e.extent !== undefined && e.extent > buffer.byteLength) throw new RangeError(`${where}: the tensor spans ${e.extent} bytes, the buffer holds ${buffer.byteLength}`);
+  if (e.extent !== undefined && e.extent > buffer.byteLength)
+    throw new RangeError(`${where}: the tensor spans ${e.extent} bytes, the buffer holds ${buffer.byteLength}`);
   return address;
 }
 
@@ -228,11 +273,27 @@ export class TensorMap extends Resource {
     const e = common(where, o, ['buffer', 'dtype', 'shape', 'strides', 'box', 'elementStrides', 'interleave', 'swizzle', 'l2Promotion', 'oobFill']);
     const box = intList(where, 'box', o.box, e.rank, 1, 256);
     const elem = DTYPES[o.dtype as TensorMapDataType][1];
-    if (e.interleave === 0 && elem !== undefined && (box[0] * elem) % 16 !== 0) throw new RangeError(`${where}: box[0] × ${elem} bytes = ${box[0] * elem} must be a multiple of 16 bytes`);
+    if (e.interleave === 0 && elem !== undefined && (box[0] * elem) % 16 !== 0)
+      throw new RangeError(`${where}: box[0] × ${elem} bytes = ${box[0] * elem} must be a multiple of 16 bytes`);
     const buffer = o.buffer as DeviceBuffer;
     const address = checkBuffer(where, buffer, e);
     const block = alignedBlock();
-    drv.call(buffer.context, 'cuTensorMapEncodeTiled', block, e.dtype, e.rank, address, e.dims, e.strides, Uint32Array.from(box), e.elementStrides, e.interleave, e.swizzle, e.l2, e.oob);
+    drv.call(
+      buffer.context,
+      'cuTensorMapEncodeTiled',
+      block,
+      e.dtype,
+      e.rank,
+      address,
+      e.dims,
+      e.strides,
+      Uint32Array.from(box),
+      e.elementStrides,
+      e.interleave,
+      e.swizzle,
+      e.l2,
+      e.oob,
+    );
     return new TensorMap('tiled', o.dtype as TensorMapDataType, block, buffer, e);
   }
 
@@ -246,7 +307,21 @@ export class TensorMap extends Resource {
     const where = 'TensorMap.im2col';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
     const o = options as unknown as Record<string, unknown>;
-    const e = common(where, o, ['buffer', 'dtype', 'shape', 'strides', 'elementStrides', 'interleave', 'swizzle', 'l2Promotion', 'oobFill', 'pixelBoxLowerCorner', 'pixelBoxUpperCorner', 'channelsPerPixel', 'pixelsPerColumn']);
+    const e = common(where, o, [
+      'buffer',
+      'dtype',
+      'shape',
+      'strides',
+      'elementStrides',
+      'interleave',
+      'swizzle',
+      'l2Promotion',
+      'oobFill',
+      'pixelBoxLowerCorner',
+      'pixelBoxUpperCorner',
+      'channelsPerPixel',
+      'pixelsPerColumn',
+    ]);
     if (e.rank < 3) throw new RangeError(`${where}: an im2col tensor has rank 3 to 5, got ${e.rank}`);
     const spatial = e.rank - 2;
     const bound = e.rank === 3 ? 2 ** 15 : e.rank === 4 ? 2 ** 7 : 2 ** 4;
@@ -257,7 +332,25 @@ export class TensorMap extends Resource {
     const buffer = o.buffer as DeviceBuffer;
     const address = checkBuffer(where, buffer, e);
     const block = alignedBlock();
-    drv.call(buffer.context, 'cuTensorMapEncodeIm2col', block, e.dtype, e.rank, address, e.dims, e.strides, Int32Array.from(lower), Int32Array.from(upper), channels, pixels, e.elementStrides, e.interleave, e.swizzle, e.l2, e.oob);
+    drv.call(
+      buffer.context,
+      'cuTensorMapEncodeIm2col',
+      block,
+      e.dtype,
+      e.rank,
+      address,
+      e.dims,
+      e.strides,
+      Int32Array.from(lower),
+      Int32Array.from(upper),
+      channels,
+      pixels,
+      e.elementStrides,
+      e.interleave,
+      e.swizzle,
+      e.l2,
+      e.oob,
+    );
     return new TensorMap('im2col', o.dtype as TensorMapDataType, block, buffer, e);
   }
 

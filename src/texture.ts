@@ -18,11 +18,23 @@ import { noteUse } from './graph/capture';
 /** Channel formats of arrays and textures: each channel's type. */
 export type ChannelFormat = 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'f16' | 'f32';
 const FORMATS: Record<ChannelFormat, [code: number, bytes: number]> = {
-  u8: [0x01, 1], u16: [0x02, 2], u32: [0x03, 4], i8: [0x08, 1], i16: [0x09, 2], i32: [0x0a, 4], f16: [0x10, 2], f32: [0x20, 4],
+  u8: [0x01, 1],
+  u16: [0x02, 2],
+  u32: [0x03, 4],
+  i8: [0x08, 1],
+  i16: [0x09, 2],
+  i32: [0x0a, 4],
+  f16: [0x10, 2],
+  f32: [0x20, 4],
 };
 
 function format(where: string, v: unknown): [number, number] {
-  if (typeof v !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, v)) throw new TypeError(`${where}: format must be one of ${Object.keys(FORMATS).map((k) => `'${k}'`).join(', ')}, got ${describe(v)}`);
+  if (typeof v !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, v))
+    throw new TypeError(
+      `${where}: format must be one of ${Object.keys(FORMATS)
+        .map((k) => `'${k}'`)
+        .join(', ')}, got ${describe(v)}`,
+    );
   return FORMATS[v as ChannelFormat];
 }
 
@@ -122,7 +134,8 @@ export class CudaArray extends Resource {
    */
   static create(options: CudaArrayOptions): CudaArray {
     const where = 'CudaArray.create';
-    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object with width and format, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(`${where}: options must be an object with width and format, got ${describe(options)}`);
     const o = keysOf(where, options, ['width', 'height', 'depth', 'format', 'channels', 'layered', 'surface', 'context']);
     const width = dim(where, 'width', o.width, 1);
     const height = dim(where, 'height', o.height ?? 0, 0);
@@ -130,7 +143,8 @@ export class CudaArray extends Resource {
     if (depth > 0 && height === 0 && !o.layered) throw new RangeError(`${where}: a 3-D array needs a height (depth ${depth} with height 0)`);
     const [code, bytes] = format(where, o.format);
     const channels = channelCount(where, o.channels);
-    for (const k of ['layered', 'surface'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
+    for (const k of ['layered', 'surface'] as const)
+      if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
     if (o.layered && depth === 0) throw new RangeError(`${where}: a layered array needs depth (the layer count) ≥ 1`);
     const ctx = contextOf(o.context, `${where}: context`);
     ctx.check();
@@ -158,7 +172,12 @@ export class CudaArray extends Resource {
   }
 
   /** Encodes a whole-array CUDA_MEMCPY3D between this array and linear memory. */
-  private memcpy3d(where: string, other: unknown, toArray: boolean, stream: unknown): { bytes: Uint8Array; s: ReturnType<typeof toStream>; keep: unknown; holder: Resource | undefined } {
+  private memcpy3d(
+    where: string,
+    other: unknown,
+    toArray: boolean,
+    stream: unknown,
+  ): { bytes: Uint8Array; s: ReturnType<typeof toStream>; keep: unknown; holder: Resource | undefined } {
     this.check();
     const s = toStream(stream, `${where}: stream`);
     let type: number;
@@ -185,9 +204,12 @@ export class CudaArray extends Resource {
       address = length === 0 ? 0 : Number(koffi.address(buffer as ArrayBuffer)) + (isArrayBuffer(view) ? 0 : view.byteOffset);
       keep = view;
     } else {
-      throw new TypeError(`${where}: ${toArray ? 'src' : 'dst'} must be a DeviceBuffer, a PinnedHostBuffer or host data (TypedArray, DataView, ArrayBuffer), got ${describe(other)}`);
+      throw new TypeError(
+        `${where}: ${toArray ? 'src' : 'dst'} must be a DeviceBuffer, a PinnedHostBuffer or host data (TypedArray, DataView, ArrayBuffer), got ${describe(other)}`,
+      );
     }
-    if (length < this.byteLength) throw new RangeError(`${where}: the array holds ${this.byteLength} bytes, the ${toArray ? 'source' : 'destination'} ${length}`);
+    if (length < this.byteLength)
+      throw new RangeError(`${where}: the array holds ${this.byteLength} bytes, the ${toArray ? 'source' : 'destination'} ${length}`);
     const bytes = new Uint8Array(200);
     const dv = new DataView(bytes.buffer);
     const rowBytes = this.width * this.elementBytes;
@@ -302,15 +324,18 @@ function textureDesc(where: string, options: unknown): Uint8Array {
   if (modes.length < 1 || modes.length > 3) throw new RangeError(`${where}: addressMode must be one mode or 1 to 3 modes, got ${modes.length}`);
   for (let i = 0; i < 3; i++) {
     const m = modes[i] ?? modes[modes.length - 1];
-    if (typeof m !== 'string' || !Object.prototype.hasOwnProperty.call(ADDRESS, m)) throw new TypeError(`${where}: addressMode must be 'wrap', 'clamp', 'mirror' or 'border', got ${describe(m)}`);
+    if (typeof m !== 'string' || !Object.prototype.hasOwnProperty.call(ADDRESS, m))
+      throw new TypeError(`${where}: addressMode must be 'wrap', 'clamp', 'mirror' or 'border', got ${describe(m)}`);
     desc.setInt32(4 * i, ADDRESS[m as AddressMode], true);
   }
   const filter = o.filterMode ?? 'point';
   if (filter !== 'point' && filter !== 'linear') throw new TypeError(`${where}: filterMode must be 'point' or 'linear', got ${describe(filter)}`);
   desc.setInt32(12, filter === 'linear' ? 1 : 0, true);
-  for (const k of ['normalizedCoordinates', 'sRGB'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
+  for (const k of ['normalizedCoordinates', 'sRGB'] as const)
+    if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
   const readMode = o.readMode ?? 'elementType';
-  if (readMode !== 'elementType' && readMode !== 'normalizedFloat') throw new TypeError(`${where}: readMode must be 'elementType' or 'normalizedFloat', got ${describe(readMode)}`);
+  if (readMode !== 'elementType' && readMode !== 'normalizedFloat')
+    throw new TypeError(`${where}: readMode must be 'elementType' or 'normalizedFloat', got ${describe(readMode)}`);
   let flags = 0;
   if (readMode === 'elementType') flags |= drv.CU_TRSF_READ_AS_INTEGER;
   if (o.normalizedCoordinates) flags |= drv.CU_TRSF_NORMALIZED_COORDINATES;
@@ -318,7 +343,8 @@ function textureDesc(where: string, options: unknown): Uint8Array {
   desc.setUint32(16, flags, true);
   if (o.borderColor !== undefined) {
     const c = o.borderColor;
-    if (!Array.isArray(c) || c.length !== 4 || c.some((x) => typeof x !== 'number' || !Number.isFinite(x))) throw new TypeError(`${where}: borderColor must be 4 finite numbers, got ${describe(c)}`);
+    if (!Array.isArray(c) || c.length !== 4 || c.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
+      throw new TypeError(`${where}: borderColor must be 4 finite numbers, got ${describe(c)}`);
     c.forEach((x: number, i: number) => desc.setFloat32(40 + 4 * i, x, true));
   }
   return new Uint8Array(desc.buffer);
@@ -330,7 +356,8 @@ function alignment(device: number, which: 'address' | 'pitch'): number {
   const key = `${device}:${which}`;
   let a = alignments.get(key);
   if (a === undefined) {
-    const attr = which === 'address' ? drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT : drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT;
+    const attr =
+      which === 'address' ? drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT : drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT;
     drv.global('cuDeviceGetAttribute', drv.out32, attr, deviceHandle(device));
     a = drv.out32[0];
     alignments.set(key, a);
@@ -350,7 +377,9 @@ function resourceDesc(where: string, source: unknown, forSurface: boolean): { de
   }
   if (forSurface) throw new TypeError(`${where}: a surface is made over a CudaArray created with surface: true, got ${describe(source)}`);
   if (typeof source !== 'object' || source === null || !((source as { buffer?: unknown }).buffer instanceof DeviceBuffer)) {
-    throw new TypeError(`${where}: source must be a CudaArray, { buffer, format, channels?, byteLength? } (linear) or { buffer, format, channels?, width, height, pitch? } (pitched 2-D), got ${describe(source)}`);
+    throw new TypeError(
+      `${where}: source must be a CudaArray, { buffer, format, channels?, byteLength? } (linear) or { buffer, format, channels?, width, height, pitch? } (pitched 2-D), got ${describe(source)}`,
+    );
   }
   const pitched = 'width' in source || 'height' in source;
   const o = keysOf(where, source, pitched ? ['buffer', 'format', 'channels', 'width', 'height', 'pitch'] : ['buffer', 'format', 'channels', 'byteLength']);
@@ -359,7 +388,8 @@ function resourceDesc(where: string, source: unknown, forSurface: boolean): { de
   const [code, bytes] = format(where, o.format);
   const channels = channelCount(where, o.channels);
   const aligned = alignment(buffer.context.device, 'address');
-  if (aligned > 0 && address % aligned !== 0) throw new RangeError(`${where}: the buffer's address 0x${address.toString(16)} is not aligned to the device's texture alignment (${aligned} bytes)`);
+  if (aligned > 0 && address % aligned !== 0)
+    throw new RangeError(`${where}: the buffer's address 0x${address.toString(16)} is not aligned to the device's texture alignment (${aligned} bytes)`);
   desc.setBigUint64(8, BigInt(address), true);
   desc.setInt32(16, code, true);
   desc.setUint32(20, channels, true);
@@ -375,8 +405,10 @@ function resourceDesc(where: string, source: unknown, forSurface: boolean): { de
     const pitch = o.pitch === undefined ? width * bytes * channels : dim(where, 'pitch', o.pitch, 1);
     if (pitch < width * bytes * channels) throw new RangeError(`${where}: pitch ${pitch} is less than a row (${width * bytes * channels} bytes)`);
     const pitchAlign = alignment(buffer.context.device, 'pitch');
-    if (pitchAlign > 0 && pitch % pitchAlign !== 0) throw new RangeError(`${where}: pitch ${pitch} is not a multiple of the device's texture pitch alignment (${pitchAlign} bytes)`);
-    if (pitch * (height - 1) + width * bytes * channels > buffer.byteLength) throw new RangeError(`${where}: ${height} rows of pitch ${pitch} do not fit in the buffer (${buffer.byteLength} bytes)`);
+    if (pitchAlign > 0 && pitch % pitchAlign !== 0)
+      throw new RangeError(`${where}: pitch ${pitch} is not a multiple of the device's texture pitch alignment (${pitchAlign} bytes)`);
+    if (pitch * (height - 1) + width * bytes * channels > buffer.byteLength)
+      throw new RangeError(`${where}: ${height} rows of pitch ${pitch} do not fit in the buffer (${buffer.byteLength} bytes)`);
     desc.setInt32(0, drv.CUresourcetype.CU_RESOURCE_TYPE_PITCH2D, true);
     desc.setBigUint64(24, BigInt(width), true);
     desc.setBigUint64(32, BigInt(height), true);

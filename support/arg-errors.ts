@@ -58,7 +58,8 @@ export const INT_TEXT: Record<string, string> = {
 /** Throws for a value that is not an integer of the C type (`i32`, `u64`, …). */
 export function intError(fn: string, param: string, ctype: string, got: unknown): TypeError | RangeError {
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('intError', fn, param);
-  if (typeof ctype !== 'string' || !Object.prototype.hasOwnProperty.call(INT_TEXT, ctype)) throw makeArgError('intError', 'ctype', `one of ${Object.keys(INT_TEXT).join(', ')}`, ctype);
+  if (typeof ctype !== 'string' || !Object.prototype.hasOwnProperty.call(INT_TEXT, ctype))
+    throw makeArgError('intError', 'ctype', `one of ${Object.keys(INT_TEXT).join(', ')}`, ctype);
   return makeArgError(fn, param, INT_TEXT[ctype], got);
 }
 

@@ -127,7 +127,9 @@ export class Binder {
   configure(options: BinderOptions): void {
     if (this.bound > 0) throw new Error(`cuda-ts ${this.spec.module}: configure() must be called before the first function call`);
     if (options.ffi !== undefined && !FFI_BACKENDS.includes(options.ffi)) {
-      throw new TypeError(`cuda-ts ${this.spec.module}: configure(): ffi must be one of ${FFI_BACKENDS.map((b) => `'${b}'`).join(', ')}, not ${String(options.ffi)}`);
+      throw new TypeError(
+        `cuda-ts ${this.spec.module}: configure(): ffi must be one of ${FFI_BACKENDS.map((b) => `'${b}'`).join(', ')}, not ${String(options.ffi)}`,
+      );
     }
     if (options.ffi !== undefined) this.envError = undefined; // the program chose: CUDA_TS_FFI no longer matters
     this.options = { ...this.options, ...options };
@@ -217,7 +219,14 @@ export class Binder {
    * and Deno bind by exported symbol only, so a function cuGetProcAddress resolved goes through them
    * only when the driver's answer is that very symbol (same address); bun:ffi binds the address.
    */
-  private bindNative(ffi: Exclude<FfiBackend, 'koffi'>, name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | string {
+  private bindNative(
+    ffi: Exclude<FfiBackend, 'koffi'>,
+    name: string,
+    exported: string,
+    address: number,
+    result: FfiType,
+    params: FfiType[],
+  ): NativeFunction | string {
     // a runtime's FFI loads only when asked for (the runtime's default, CUDA_TS_FFI or configure())
     this.nativeLib ??= openNativeFfi(ffi, this.spec);
     const lib = this.nativeLib;
@@ -225,7 +234,10 @@ export class Binder {
     if (address !== 0 && lib.bindAt) return lib.bindAt(address, name, result, params);
     if (!lib.address) return lib.bind(exported, name, result, params);
     const at = lib.address(exported);
-    if (at === undefined) return address !== 0 ? `cuGetProcAddress resolves ${name}, but ${ffi} binds exported symbols only and cannot find ${exported} in ${lib.path}` : `${exported} is not exported by ${lib.path}`;
+    if (at === undefined)
+      return address !== 0
+        ? `cuGetProcAddress resolves ${name}, but ${ffi} binds exported symbols only and cannot find ${exported} in ${lib.path}`
+        : `${exported} is not exported by ${lib.path}`;
     if (address !== 0 && at !== BigInt(address)) return `cuGetProcAddress resolves ${name} to another entry point than the exported ${exported}`;
     return lib.bind(exported, name, result, params);
   }
@@ -285,7 +297,8 @@ export class Binder {
     if (this.spec.resolve === 'procAddress') {
       const installed = this.driverVersion();
       const have = installed ? `the installed driver supports CUDA ${versionString(installed)}` : 'the installed driver does not provide it';
-      const newer = installed && installed < this.spec.cudaVersionNumber ? ` (these bindings are pinned to CUDA ${this.spec.cudaVersion}, newer than the driver)` : '';
+      const newer =
+        installed && installed < this.spec.cudaVersionNumber ? ` (these bindings are pinned to CUDA ${this.spec.cudaVersion}, newer than the driver)` : '';
       return `${have}${newer}${needs}`;
     }
     return `the loaded ${this.spec.sonames[0].replace(/\.so.*/, '')} library does not export it${needs}`;

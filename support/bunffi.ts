@@ -16,7 +16,10 @@ import { libraryCandidates, type LibrarySpec } from './library';
 
 /** The part of `bun:ffi` cuda-ts uses. */
 interface BunFfi {
-  dlopen(path: string, symbols: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, NativeFunction & { ptr?: number }>; close(): void };
+  dlopen(
+    path: string,
+    symbols: Record<string, { args: string[]; returns: string }>,
+  ): { symbols: Record<string, NativeFunction & { ptr?: number }>; close(): void };
   CFunction(def: { ptr: number | bigint; args: string[]; returns: string }): NativeFunction;
 }
 
@@ -37,7 +40,7 @@ function bunFfi(): BunFfi | undefined {
 
 /** Why the Bun backend cannot be used here ('' when it can). */
 export function bunFfiUnavailableReason(): string {
-  return bunFfi() ? '' : 'not running under Bun (bun:ffi is Bun\'s own FFI)';
+  return bunFfi() ? '' : "not running under Bun (bun:ffi is Bun's own FFI)";
 }
 
 const PARAMS: Record<string, string> = {};
@@ -103,7 +106,10 @@ let wrappers = 0;
 function withStrings(fn: NativeFunction, strings: number[], arity: number): NativeFunction {
   const names = Array.from({ length: arity }, (_, i) => `a${i}`).join(', ');
   const copies = strings.map((i) => `if (typeof a${i} === 'string') a${i} = C(a${i});`).join(' ');
-  const make = new Function('f', 'C', `return function (${names}) {\n  // wrapper ${++wrappers}\n  ${copies}\n  return f(${names});\n};`) as (f: NativeFunction, c: (v: unknown) => unknown) => NativeFunction;
+  const make = new Function('f', 'C', `return function (${names}) {\n  // wrapper ${++wrappers}\n  ${copies}\n  return f(${names});\n};`) as (
+    f: NativeFunction,
+    c: (v: unknown) => unknown,
+  ) => NativeFunction;
   return make(fn, cString);
 }
 
@@ -134,7 +140,12 @@ export class BunFfiLibrary {
     return this.make(name, result, params, (b, args, returns) => b.CFunction({ ptr: address, args, returns }));
   }
 
-  private make(name: string, result: unknown, params: readonly unknown[], declare: (b: BunFfi, args: string[], returns: string) => NativeFunction): NativeFunction | string {
+  private make(
+    name: string,
+    result: unknown,
+    params: readonly unknown[],
+    declare: (b: BunFfi, args: string[], returns: string) => NativeFunction,
+  ): NativeFunction | string {
     const sig = bunFfiSignature(result, params);
     if (typeof sig === 'string') return sig;
     let fn: NativeFunction;

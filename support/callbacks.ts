@@ -32,7 +32,8 @@ export const hostCallbacks = {
   },
   /** Sets the count (one more when a callback is handed to CUDA, one less when it has run). */
   set pending(n: number) {
-    if (!Number.isSafeInteger(n) || n < 0) throw argError('hostCallbacks.pending', 'value', 'a non-negative integer (one more when a callback is handed to CUDA, one less when it has run)', n);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw argError('hostCallbacks.pending', 'value', 'a non-negative integer (one more when a callback is handed to CUDA, one less when it has run)', n);
     pendingCount = n;
   },
 };
@@ -62,7 +63,11 @@ export class HostCallbackPendingError extends CudaError {
   constructor(op: string) {
     if (typeof op !== 'string') throw argError('HostCallbackPendingError', 'op', 'a string naming the refused call', op);
     super(
-      'objects', op, -8, 'HostCallbackPendingError', undefined,
+      'objects',
+      op,
+      -8,
+      'HostCallbackPendingError',
+      undefined,
       `${op} would block the event loop while ${hostCallbacks.pending} JS callback(s) given to CUDA ` +
         '(launchHostFunc, cuLaunchHostFunc, cuStreamAddCallback, …) are pending: the callback runs on the event loop, so a ' +
         'blocking wait would deadlock. Wait without blocking instead: `await stream.synchronized()`, or poll ' +
@@ -93,7 +98,7 @@ export interface OneShotCallback {
  */
 export function oneShotCallback(proto: TypeObject, fn: JsCallback): OneShotCallback {
   if (typeof fn !== 'function') throw argError('oneShotCallback', 'fn', 'a function', fn);
-  if (!isFunctionType(proto)) throw argError('oneShotCallback', 'proto', 'a koffi function prototype (koffi.proto(...) or a module\'s callbacks.X())', proto);
+  if (!isFunctionType(proto)) throw argError('oneShotCallback', 'proto', "a koffi function prototype (koffi.proto(...) or a module's callbacks.X())", proto);
   let settled = false;
   const settle = (): void => {
     if (settled) return;

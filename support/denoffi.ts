@@ -43,7 +43,7 @@ function deno(): DenoFfi | undefined {
 /** Why the Deno backend cannot be used here ('' when it can). */
 export function denoFfiUnavailableReason(): string {
   const d = deno();
-  if (!d || typeof d.dlopen !== 'function') return 'not running under Deno (Deno.dlopen is Deno\'s own FFI)';
+  if (!d || typeof d.dlopen !== 'function') return "not running under Deno (Deno.dlopen is Deno's own FFI)";
   const state = d.permissions?.querySync?.({ name: 'ffi' }).state;
   if (state !== undefined && state !== 'granted') return denoPermissionMessage('ffi');
   return '';
@@ -56,8 +56,18 @@ export function denoPermissionMessage(permission: 'ffi' | 'read' | 'env'): strin
 }
 
 const DENO_TYPES: Record<string, string> = {
-  int8: 'i8', uint8: 'u8', int16: 'i16', uint16: 'u16', int32: 'i32', uint32: 'u32',
-  int64: 'i64', uint64: 'u64', float: 'f32', double: 'f64', void: 'void', pointer: 'u64',
+  int8: 'i8',
+  uint8: 'u8',
+  int16: 'i16',
+  uint16: 'u16',
+  int32: 'i32',
+  uint32: 'u32',
+  int64: 'i64',
+  uint64: 'u64',
+  float: 'f32',
+  double: 'f64',
+  void: 'void',
+  pointer: 'u64',
 };
 
 /** Deno's parameter type for an adapted argument, and the call plan (see the file comment). @internal */

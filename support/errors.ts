@@ -35,9 +35,16 @@ export class CudaError extends Error {
 /** Throws a TypeError/RangeError naming the error class and the argument when a CudaError is made from
  *  what it cannot carry (a status that is not an integer, a name that is not a string). */
 function checkErrorArgs(cls: string, module: unknown, func: unknown, code: unknown, name: unknown, description: unknown, message: unknown): void {
-  const strings: [string, unknown, boolean][] = [['module', module, false], ['func', func, false], ['name', name, false], ['description', description, true], ['message', message, true]];
+  const strings: [string, unknown, boolean][] = [
+    ['module', module, false],
+    ['func', func, false],
+    ['name', name, false],
+    ['description', description, true],
+    ['message', message, true],
+  ];
   for (const [param, v, optional] of strings) {
-    if (typeof v !== 'string' && !(optional && v === undefined)) throw new TypeError(`${cls}: ${param} must be a string${optional ? ' or undefined' : ''}, got ${shortly(v)}`);
+    if (typeof v !== 'string' && !(optional && v === undefined))
+      throw new TypeError(`${cls}: ${param} must be a string${optional ? ' or undefined' : ''}, got ${shortly(v)}`);
   }
   if (typeof code !== 'number') throw new TypeError(`${cls}: code must be an integer status, got ${shortly(code)}`);
   if (!Number.isSafeInteger(code)) throw new RangeError(`${cls}: code must be an integer status, got ${code}`);
@@ -118,9 +125,16 @@ export class CudaLibraryError extends CudaError {
   constructor(module: string, detail: string, tried: string[]) {
     checkErrorArgs(new.target.name, module, '', -2, '', undefined, undefined); // before the message is built from it
     if (typeof detail !== 'string') throw new TypeError(`${new.target.name}: detail must be a string, got ${shortly(detail)}`);
-    if (!Array.isArray(tried) || !tried.every((t) => typeof t === 'string')) throw new TypeError(`${new.target.name}: tried must be an array of strings, got ${shortly(tried)}`);
-    super(module, '(load)', -2, 'CUDA_TS_LIBRARY_NOT_FOUND', undefined,
-      `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`);
+    if (!Array.isArray(tried) || !tried.every((t) => typeof t === 'string'))
+      throw new TypeError(`${new.target.name}: tried must be an array of strings, got ${shortly(tried)}`);
+    super(
+      module,
+      '(load)',
+      -2,
+      'CUDA_TS_LIBRARY_NOT_FOUND',
+      undefined,
+      `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`,
+    );
     this.tried = tried;
   }
 }

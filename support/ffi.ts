@@ -31,7 +31,8 @@ function resolve(t: FieldType): string | KoffiType {
 export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], pack?: number): () => KoffiType {
   if (kind !== 'struct' && kind !== 'union') throw argError('lazyRecord', 'kind', "'struct' or 'union'", kind);
   if (typeof fields !== 'function') throw argError('lazyRecord', 'fields', 'a function returning the fields', fields);
-  if (pack !== undefined && !(Number.isSafeInteger(pack) && pack >= 0)) throw argError('lazyRecord', 'pack', 'undefined or a non-negative integer (non-zero: packed)', pack);
+  if (pack !== undefined && !(Number.isSafeInteger(pack) && pack >= 0))
+    throw argError('lazyRecord', 'pack', 'undefined or a non-negative integer (non-zero: packed)', pack);
   let type: KoffiType | undefined;
   return () => {
     if (type) return type;
@@ -51,7 +52,7 @@ export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], 
  * `exports.records` is made on its first read, and each koffi type in it on its first call.
  */
 export function lazyRecords(exports: Record<string, unknown>, table: string): void {
-  if (typeof exports !== 'object' || exports === null) throw argError('lazyRecords', 'exports', 'a module\'s exports object', exports);
+  if (typeof exports !== 'object' || exports === null) throw argError('lazyRecords', 'exports', "a module's exports object", exports);
   if (typeof table !== 'string') throw argError('lazyRecords', 'table', 'a records table string (see support/tables/records)', table);
   lazyMember(exports, 'records', () => recordsOf(table));
 }
@@ -84,7 +85,10 @@ function buildRecord(spec: string, records: Record<string, () => KoffiType>): Ko
  *  or a new buffer. Only the copy reaches koffi, so a getter or Proxy is read once. */
 export function encodeRecord(type: KoffiType, value: object, into?: Uint8Array): Uint8Array {
   const { size } = recordFactsOf('encodeRecord', type);
-  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(argError('encodeRecord', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
+  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size))
+    throw (into instanceof Uint8Array ? RangeError : TypeError)(
+      argError('encodeRecord', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message,
+    );
   const copy = checkRecord('encodeRecord', 'value', type, value);
   const buf = into ?? new Uint8Array(size);
   if (into) into.fill(0, 0, size);
@@ -106,7 +110,9 @@ export function decodeRecord<T>(type: KoffiType, from: Uint8Array | ArrayBuffer)
  *  gave: any other makes the process read where it points. */
 export function readCString(address: number | bigint): string | null {
   if (address === 0 || address === 0n || address === null) return null;
-  if (!(typeof address === 'number' ? address >= 4096 && Number.isSafeInteger(address) : typeof address === 'bigint' && address >= 4096n && address < 1n << 64n)) {
+  if (
+    !(typeof address === 'number' ? address >= 4096 && Number.isSafeInteger(address) : typeof address === 'bigint' && address >= 4096n && address < 1n << 64n)
+  ) {
     throw argError('readCString', 'address', 'an address C returned (an integer of at least 4096, or a bigint below 2**64), 0 or null', address);
   }
   return koffi.decode(address, 'char', -1) as string;

@@ -21,13 +21,36 @@ export const HANDLE_CHECKS_ENV = 'CUDA_TS_CHECK_HANDLES';
 /** Functions that destroy the handle they take at a position (a reviewed list: the headers say nothing
  *  about ownership). Driver and runtime names; each module's table covers its own functions. */
 const DESTROYS: Readonly<Record<string, number>> = {
-  cuCtxDestroy: 0, cuStreamDestroy: 0, cuEventDestroy: 0, cuModuleUnload: 0, cuLibraryUnload: 0, cuLinkDestroy: 0,
-  cuGraphDestroy: 0, cuGraphExecDestroy: 0, cuGraphDestroyNode: 0, cuMemPoolDestroy: 0, cuArrayDestroy: 0,
-  cuMipmappedArrayDestroy: 0, cuTexObjectDestroy: 0, cuSurfObjectDestroy: 0, cuDestroyExternalMemory: 0,
-  cuDestroyExternalSemaphore: 0, cuGreenCtxDestroy: 0,
-  cudaStreamDestroy: 0, cudaEventDestroy: 0, cudaGraphDestroy: 0, cudaGraphExecDestroy: 0, cudaGraphDestroyNode: 0,
-  cudaMemPoolDestroy: 0, cudaFreeArray: 0, cudaFreeMipmappedArray: 0, cudaDestroyTextureObject: 0,
-  cudaDestroySurfaceObject: 0, cudaDestroyExternalMemory: 0, cudaDestroyExternalSemaphore: 0, cudaLibraryUnload: 0,
+  cuCtxDestroy: 0,
+  cuStreamDestroy: 0,
+  cuEventDestroy: 0,
+  cuModuleUnload: 0,
+  cuLibraryUnload: 0,
+  cuLinkDestroy: 0,
+  cuGraphDestroy: 0,
+  cuGraphExecDestroy: 0,
+  cuGraphDestroyNode: 0,
+  cuMemPoolDestroy: 0,
+  cuArrayDestroy: 0,
+  cuMipmappedArrayDestroy: 0,
+  cuTexObjectDestroy: 0,
+  cuSurfObjectDestroy: 0,
+  cuDestroyExternalMemory: 0,
+  cuDestroyExternalSemaphore: 0,
+  cuGreenCtxDestroy: 0,
+  cudaStreamDestroy: 0,
+  cudaEventDestroy: 0,
+  cudaGraphDestroy: 0,
+  cudaGraphExecDestroy: 0,
+  cudaGraphDestroyNode: 0,
+  cudaMemPoolDestroy: 0,
+  cudaFreeArray: 0,
+  cudaFreeMipmappedArray: 0,
+  cudaDestroyTextureObject: 0,
+  cudaDestroySurfaceObject: 0,
+  cudaDestroyExternalMemory: 0,
+  cudaDestroyExternalSemaphore: 0,
+  cudaLibraryUnload: 0,
 };
 
 /** What a parameter is to the checks: a handle taken (`h`), a handle written (`o`), a function pointer (`f`). */
@@ -54,9 +77,11 @@ export function handleChecksEnabled(): boolean {
 /** Declares a handle made elsewhere (another library, another binding) as alive, of struct tag `tag`
  *  (`'CUstream_st'`, `'CUctx_st'`, …), for the handle checks. */
 export function registerHandle(tag: string, handle: number | bigint): void {
-  if (typeof tag !== 'string' || !/^\w+$/.test(tag)) throw new TypeError(`registerHandle: tag must be a C struct tag such as 'CUstream_st', got ${describeValue(tag)}`);
+  if (typeof tag !== 'string' || !/^\w+$/.test(tag))
+    throw new TypeError(`registerHandle: tag must be a C struct tag such as 'CUstream_st', got ${describeValue(tag)}`);
   const at = typeof handle === 'bigint' && handle > 0n && handle <= MAX_SAFE_BIGINT ? Number(handle) : handle;
-  if (typeof at !== 'number' || !Number.isSafeInteger(at) || at <= 0) throw new RangeError(`registerHandle: handle must be a non-zero address, got ${describeValue(handle)}`);
+  if (typeof at !== 'number' || !Number.isSafeInteger(at) || at <= 0)
+    throw new RangeError(`registerHandle: handle must be a non-zero address, got ${describeValue(handle)}`);
   live.set(at, tag);
   dead.delete(at);
 }
@@ -96,7 +121,9 @@ function checkArg(fn: string, m: Mark, v: unknown): void {
   if (v === null || at === 0) return;
   if (m.kind === 'f') {
     if (at !== undefined && callbacks.has(at)) return;
-    throw new RangeError(`${fn}: ${m.name} is not a function pointer koffi.register returned (or it was unregistered), got ${describeValue(v)} (${HANDLE_CHECKS_ENV})`);
+    throw new RangeError(
+      `${fn}: ${m.name} is not a function pointer koffi.register returned (or it was unregistered), got ${describeValue(v)} (${HANDLE_CHECKS_ENV})`,
+    );
   }
   if (at === undefined) return; // not a handle value at all: the typed layer's own checks answer for it
   if (m.tag === 'CUstream_st' && SPECIAL_STREAMS.has(at)) return;
@@ -106,7 +133,9 @@ function checkArg(fn: string, m: Mark, v: unknown): void {
   if (tag !== undefined) throw new TypeError(`${fn}: ${m.name} is a ${tag} handle (${hex}), not a ${m.tag} (${HANDLE_CHECKS_ENV})`);
   const was = dead.get(at);
   if (was !== undefined) throw new RangeError(`${fn}: ${m.name} is a ${was} handle (${hex}) that was destroyed (${HANDLE_CHECKS_ENV})`);
-  throw new RangeError(`${fn}: ${m.name} = ${hex} is no ${m.tag} handle this process has seen: not returned by a CUDA call, nor declared with registerHandle (${HANDLE_CHECKS_ENV})`);
+  throw new RangeError(
+    `${fn}: ${m.name} = ${hex} is no ${m.tag} handle this process has seen: not returned by a CUDA call, nor declared with registerHandle (${HANDLE_CHECKS_ENV})`,
+  );
 }
 
 /** Records the handles a successful call wrote through out-parameter `v` (one, or an array of them). */
@@ -168,7 +197,8 @@ function trackCallbacks(): void {
  * changes. @internal
  */
 export function checkHandles(binder: { native(name: string): NativeFunction }, table: string): void {
-  if (typeof binder !== 'object' || binder === null || typeof binder.native !== 'function') throw new TypeError(`checkHandles: binder must be a module's Binder, got ${describeValue(binder)}`);
+  if (typeof binder !== 'object' || binder === null || typeof binder.native !== 'function')
+    throw new TypeError(`checkHandles: binder must be a module's Binder, got ${describeValue(binder)}`);
   if (typeof table !== 'string') throw new TypeError(`checkHandles: table must be a handle table string, got ${describeValue(table)}`);
   if (!handleChecksEnabled()) return;
   trackCallbacks();

@@ -5,7 +5,8 @@
 const TYPED_ARRAY_BYTE_LENGTH = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, 'byteLength')!.get!;
 const DATA_VIEW_BYTE_LENGTH = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength')!.get!;
 const ARRAY_BUFFER_BYTE_LENGTH = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!;
-const SHARED_BYTE_LENGTH = typeof SharedArrayBuffer === 'undefined' ? undefined : Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength')!.get!;
+const SHARED_BYTE_LENGTH =
+  typeof SharedArrayBuffer === 'undefined' ? undefined : Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength')!.get!;
 
 /** The bytes a host buffer (typed array, DataView, Buffer, ArrayBuffer) really spans; undefined for anything else. */
 export function hostByteLength(v: unknown): number | undefined {

@@ -20,7 +20,11 @@ import { type default as Koffi } from 'koffi';
 export type KoffiModule = typeof Koffi;
 
 /** The path of koffi's prebuilt native module for this process, or undefined where the short way does not apply. */
-export function koffiNativePath(paths: readonly string[] = module.paths, platform: string = process.platform, arch: string = process.arch): { file: string; version: string } | undefined {
+export function koffiNativePath(
+  paths: readonly string[] = module.paths,
+  platform: string = process.platform,
+  arch: string = process.arch,
+): { file: string; version: string } | undefined {
   if (platform !== 'linux' || (arch !== 'x64' && arch !== 'arm64')) return undefined;
   // with symlinks preserved, Node's require keys the module by a path this search does not compute
   // (koffi's entry could then load a second instance of the native module): koffi's entry decides

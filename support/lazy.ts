@@ -17,31 +17,50 @@ export type ChunkLoader = (chunk: string) => Record<string, unknown>;
 function stub(n: number, target: string, chunk: number, bind: (chunk: number) => Record<string, unknown>): NativeFunction {
   let fn: NativeFunction | undefined;
   switch (n) {
-    case 0: return () => (fn ??= bind(chunk)[target] as NativeFunction)();
-    case 1: return (a) => (fn ??= bind(chunk)[target] as NativeFunction)(a);
-    case 2: return (a, b) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b);
-    case 3: return (a, b, c) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c);
-    case 4: return (a, b, c, d) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d);
-    case 5: return (a, b, c, d, e) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e);
-    case 6: return (a, b, c, d, e, f) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f);
-    case 7: return (a, b, c, d, e, f, g) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g);
-    case 8: return (a, b, c, d, e, f, g, h) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h);
-    case 9: return (a, b, c, d, e, f, g, h, i) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i);
-    case 10: return (a, b, c, d, e, f, g, h, i, j) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j);
-    case 11: return (a, b, c, d, e, f, g, h, i, j, k) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k);
-    case 12: return (a, b, c, d, e, f, g, h, i, j, k, l) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l);
-    case 13: return (a, b, c, d, e, f, g, h, i, j, k, l, m) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m);
-    case 14: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
-    case 15: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
-    case 16: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
-    default: return (...args) => (fn ??= bind(chunk)[target] as NativeFunction)(...args);
+    case 0:
+      return () => (fn ??= bind(chunk)[target] as NativeFunction)();
+    case 1:
+      return (a) => (fn ??= bind(chunk)[target] as NativeFunction)(a);
+    case 2:
+      return (a, b) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b);
+    case 3:
+      return (a, b, c) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c);
+    case 4:
+      return (a, b, c, d) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d);
+    case 5:
+      return (a, b, c, d, e) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e);
+    case 6:
+      return (a, b, c, d, e, f) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f);
+    case 7:
+      return (a, b, c, d, e, f, g) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g);
+    case 8:
+      return (a, b, c, d, e, f, g, h) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h);
+    case 9:
+      return (a, b, c, d, e, f, g, h, i) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i);
+    case 10:
+      return (a, b, c, d, e, f, g, h, i, j) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j);
+    case 11:
+      return (a, b, c, d, e, f, g, h, i, j, k) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k);
+    case 12:
+      return (a, b, c, d, e, f, g, h, i, j, k, l) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l);
+    case 13:
+      return (a, b, c, d, e, f, g, h, i, j, k, l, m) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m);
+    case 14:
+      return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
+    case 15:
+      return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
+    case 16:
+      return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
+    default:
+      return (...args) => (fn ??= bind(chunk)[target] as NativeFunction)(...args);
   }
 }
 
 /** The arguments every generated entry passes (its exports object and a table string), checked: these
  *  run once per module import, so the check costs nothing per call. */
 function checkLazyArgs(helper: string, exports: unknown, table: unknown): void {
-  if (typeof exports !== 'object' || exports === null) throw new TypeError(`${helper}: exports must be a module's exports object, got ${exports === null ? 'null' : typeof exports}`);
+  if (typeof exports !== 'object' || exports === null)
+    throw new TypeError(`${helper}: exports must be a module's exports object, got ${exports === null ? 'null' : typeof exports}`);
   if (typeof table !== 'string') throw new TypeError(`${helper}: table must be a table string written by the generator (see ./tables), got ${typeof table}`);
 }
 
@@ -80,7 +99,14 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
 }
 
 /** Requires chunk `chunk` (its line at `at`) and puts its functions on `exports` in place of the stubs. */
-function bindChunk(exports: Record<string, unknown>, table: string, at: number, load: ChunkLoader, loaded: Record<string, unknown>[], chunk: number): Record<string, unknown> {
+function bindChunk(
+  exports: Record<string, unknown>,
+  table: string,
+  at: number,
+  load: ChunkLoader,
+  loaded: Record<string, unknown>[],
+  chunk: number,
+): Record<string, unknown> {
   const { chunk: file, members } = readChunkLine(table, at);
   const m = load(file);
   for (const { name, target } of members) exports[name] = m[target];

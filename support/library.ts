@@ -57,7 +57,8 @@ function safeList(dir: string): string[] {
 
 /** Checks a LibrarySpec and an environment given to a public entry (`where` names it): TypeErrors naming the field. */
 export function checkLibrarySpec(where: string, spec: unknown, env?: unknown): asserts spec is LibrarySpec {
-  if (typeof spec !== 'object' || spec === null) throw new TypeError(`${where}: spec must be { module, sonames, env }, got ${spec === null ? 'null' : typeof spec}`);
+  if (typeof spec !== 'object' || spec === null)
+    throw new TypeError(`${where}: spec must be { module, sonames, env }, got ${spec === null ? 'null' : typeof spec}`);
   const s = spec as Record<string, unknown>;
   if (typeof s.module !== 'string' || s.module === '') throw new TypeError(`${where}: spec.module must be a non-empty string`);
   if (!Array.isArray(s.sonames) || s.sonames.length === 0 || !s.sonames.every((x) => typeof x === 'string' && x !== '')) {

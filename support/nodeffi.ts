@@ -217,7 +217,8 @@ function argError(i: number, what: string): TypeError {
 /** A non-negative safe integer as a uint64 bigint (bigints pass through; node:ffi range-checks them). */
 function toU64(v: unknown, i: number): unknown {
   if (typeof v !== 'number') return v;
-  if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`Argument ${i}: ${v} is not a non-negative integer below 2^53 (pass a bigint beyond)`);
+  if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v))
+    throw new RangeError(`Argument ${i}: ${v} is not a non-negative integer below 2^53 (pass a bigint beyond)`);
   if (v < 1024) return SMALL[v];
   halves[0] = v >>> 0;
   halves[1] = (v / TWO32) >>> 0;
@@ -317,12 +318,14 @@ function convert(a: ArgPlan, i: number, direct: boolean, encodeStrings = false, 
   const p = `p${i}`;
   const remember = (fn: string) => `if (${v} !== l${i}) { c${i} = ${fn}; l${i} = ${v}; } ${p} = c${i};`;
   if (a.conv === 'ptr') {
-    return `if (${v} === k${i} && ${v}.byteLength !== 0) ${p} = q${i};` +
+    return (
+      `if (${v} === k${i} && ${v}.byteLength !== 0) ${p} = q${i};` +
       ` else if (typeof ${v} === 'object' && ${v} !== null) { ${p} = O(${v}, ${i}); if (typeof ${p} === 'bigint') { k${i} = ${v}; q${i} = ${p}; } }` +
       ` else if (typeof ${v} === 'number') { ${remember(`U(${v}, ${i})`)} }` +
       // an FFI without strings (Deno): a NUL-terminated UTF-8 copy, held in k<i> until the next call
       (encodeStrings ? ` else if (typeof ${v} === 'string') { k${i} = S(${v}); ${p} = q${i} = O(k${i}, ${i}); }` : '') +
-      ` else ${p} = ${v} == null ? 0n : ${v};`; // NULL as 0n: node:ffi's fast path takes bigints only
+      ` else ${p} = ${v} == null ? 0n : ${v};`
+    ); // NULL as 0n: node:ffi's fast path takes bigints only
   }
   if (a.conv === 'u64' || a.conv === 'i64') {
     const signed = a.conv === 'i64';
@@ -333,10 +336,13 @@ function convert(a: ArgPlan, i: number, direct: boolean, encodeStrings = false, 
   const range = INT_RANGE[a.ffi];
   if (!range || (!direct && !narrowNumbers)) return `${p} = ${v};`; // floats, and integers node:ffi checks itself
   const [min, max, label] = range;
-  const bad = a.ffi === 'int32' ? `(${v} | 0) !== ${v}` : a.ffi === 'uint32' ? `(${v} >>> 0) !== ${v}` : `(${v} | 0) !== ${v} || ${v} < ${min} || ${v} > ${max}`;
+  const bad =
+    a.ffi === 'int32' ? `(${v} | 0) !== ${v}` : a.ffi === 'uint32' ? `(${v} >>> 0) !== ${v}` : `(${v} | 0) !== ${v} || ${v} < ${min} || ${v} > ${max}`;
   if (narrowNumbers) return `if (typeof ${v} !== 'number' || ${bad}) throw E(${i}, '${label}'); ${p} = ${v};`;
-  return `if (typeof ${v} !== 'number' || ${bad}) throw E(${i}, '${label}');` +
-    ` x = ${v} >>> 0; if (x < 1024) ${p} = T[x]; else { if (x !== l${i}) { c${i} = N(x); l${i} = x; } ${p} = c${i}; }`;
+  return (
+    `if (typeof ${v} !== 'number' || ${bad}) throw E(${i}, '${label}');` +
+    ` x = ${v} >>> 0; if (x < 1024) ${p} = T[x]; else { if (x !== l${i}) { c${i} = N(x); l${i} = x; } ${p} = c${i}; }`
+  );
 }
 
 /** How another FFI (Deno's) differs from node:ffi for {@link adapt}. @internal */
@@ -370,11 +376,19 @@ function cString(s: string): Uint8Array {
  * all its arguments converted once (see ./fixed-call).
  * @internal
  */
-export function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options?: AdaptOptions): NativeFunction {
+export function adapt(
+  fn: NativeFunction,
+  name: string,
+  params: readonly unknown[],
+  plan: { args: ArgPlan[]; result: [string, boolean] },
+  call: NodeFfiCallPlan,
+  options?: AdaptOptions,
+): NativeFunction {
   const wrapper = adapterMaker(plan, call, options, false, name)(fn, ...adaptHelpers(name, params, options)) as NativeFunction;
   Object.defineProperty(wrapper, FIX_ARGUMENTS, {
     value: (args: readonly unknown[]) => {
-      if (args.length !== plan.args.length) throw new TypeError(`${name}: expected ${plan.args.length} argument${plan.args.length === 1 ? '' : 's'}, got ${args.length}`);
+      if (args.length !== plan.args.length)
+        throw new TypeError(`${name}: expected ${plan.args.length} argument${plan.args.length === 1 ? '' : 's'}, got ${args.length}`);
       return adapterMaker(plan, call, options, true, name)(fn, ...adaptHelpers(name, params, options), args);
     },
   });
@@ -404,10 +418,19 @@ interface AdapterParts {
  * The maker of an adapter: per call (`a0, a1, …` converted, then the call), or `fixed` (the arguments
  * F converted once when made, then a call of no arguments). One conversion code serves both.
  */
-function adapterMaker(plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options: AdaptOptions | undefined, fixed: boolean, name: string): (...a: unknown[]) => unknown {
+function adapterMaker(
+  plan: { args: ArgPlan[]; result: [string, boolean] },
+  call: NodeFfiCallPlan,
+  options: AdaptOptions | undefined,
+  fixed: boolean,
+  name: string,
+): (...a: unknown[]) => unknown {
   // per argument, the closure variables of convert(); k starts as an object no caller can pass
   const state = plan.args.flatMap((a, i) => (a.conv === 'ptr' ? [`l${i}`, `c${i}`, `k${i} = K`, `q${i}`] : [`l${i}`, `c${i}`]));
-  const args = plan.args.map((_, i) => `p${i}`).concat(call.padded ? ['0n'] : []).join(', ');
+  const args = plan.args
+    .map((_, i) => `p${i}`)
+    .concat(call.padded ? ['0n'] : [])
+    .join(', ');
   const parts: AdapterParts = {
     names: plan.args.map((_, i) => `a${i}`),
     locals: plan.args.map((_, i) => `p${i}`).concat('x'),
@@ -461,7 +484,10 @@ return function ${p.ident}() {
 export class NodeFfiLibrary {
   /** The path it was opened by. */
   readonly path: string;
-  private constructor(private readonly handle: NodeFfiLibraryHandle, path: string) {
+  private constructor(
+    private readonly handle: NodeFfiLibraryHandle,
+    path: string,
+  ) {
     this.path = path;
   }
 

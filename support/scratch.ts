@@ -36,7 +36,8 @@ export class Scratch {
   /** Allocates `slots` slots of `slotBytes` bytes each (8: any scalar or pointer; a multiple of 8). */
   constructor(slots: number, slotBytes = 8) {
     if (!Number.isSafeInteger(slots) || slots < 1 || slots > 4096) throw scratchError('new Scratch', 'slots', 'an integer in [1, 4096]', slots);
-    if (!Number.isSafeInteger(slotBytes) || slotBytes < 8 || slotBytes % 8 !== 0 || slotBytes > 65536) throw scratchError('new Scratch', 'slotBytes', 'a multiple of 8 in [8, 65536]', slotBytes);
+    if (!Number.isSafeInteger(slotBytes) || slotBytes < 8 || slotBytes % 8 !== 0 || slotBytes > 65536)
+      throw scratchError('new Scratch', 'slotBytes', 'a multiple of 8 in [8, 65536]', slotBytes);
     this.slots = slots;
     this.slotWords = slotBytes / 4;
     const buffer = new ArrayBuffer(slots * slotBytes);
@@ -63,7 +64,7 @@ export class Scratch {
 
   /** The first 8 bytes of slot `i` read as a 64-bit address, as a number (no BigInt allocation). */
   address(i: number): number {
-    if (!(typeof i === 'number' && (i >>> 0) === i && i < this.slots)) throw scratchError('Scratch.address', 'i', `a slot index in [0, ${this.slots})`, i);
+    if (!(typeof i === 'number' && i >>> 0 === i && i < this.slots)) throw scratchError('Scratch.address', 'i', `a slot index in [0, ${this.slots})`, i);
     const at = i * this.slotWords;
     const hi = this.u32[at + 1];
     if (hi >= 0x200000) return Number(this.u64[at / 2]); // beyond 2^53: exact path (never an address)
@@ -72,7 +73,7 @@ export class Scratch {
 
   /** The first 8 bytes of slot `i` as an unsigned 64-bit number (sizes); exact below 2^53. */
   size(i: number): number {
-    if (!(typeof i === 'number' && (i >>> 0) === i && i < this.slots)) throw scratchError('Scratch.size', 'i', `a slot index in [0, ${this.slots})`, i);
+    if (!(typeof i === 'number' && i >>> 0 === i && i < this.slots)) throw scratchError('Scratch.size', 'i', `a slot index in [0, ${this.slots})`, i);
     return this.address(i);
   }
 }

@@ -40,12 +40,14 @@ export type HostMemory = ArrayBufferView | ArrayBuffer | number | bigint;
 export type AnyMemory = HasDevicePointer | ArrayBufferView | ArrayBuffer | number | bigint;
 
 /** A complex number: `{ re, im }` or `[re, im]`. */
-export type Complex = {
-  /** The real part. */
-  readonly re: number;
-  /** The imaginary part. */
-  readonly im: number;
-} | readonly [number, number];
+export type Complex =
+  | {
+      /** The real part. */
+      readonly re: number;
+      /** The imaginary part. */
+      readonly im: number;
+    }
+  | readonly [number, number];
 /**
  * A scalar passed by pointer (alpha, beta…), given as its value `V` (boxed for the call in host memory),
  * as a host buffer already holding it, or as `{ ptr }` device memory holding it (device pointer mode).

@@ -35,7 +35,8 @@ function byteLengthOf(v: unknown): number | undefined {
 /** Memory passed as a pointer: an address, a host buffer (covering `size` bytes when given), or null. */
 export function pointerArg(fn: string, param: string, v: unknown, nullable: boolean, size?: number | bigint): void {
   checkCaller('pointerArg', fn, param, nullable);
-  if (size !== undefined && !isInt64(size, false)) throw makeArgError('pointerArg', 'size', 'undefined or a non-negative safe integer (or bigint) byte count', size);
+  if (size !== undefined && !isInt64(size, false))
+    throw makeArgError('pointerArg', 'size', 'undefined or a non-negative safe integer (or bigint) byte count', size);
   if (v === null) {
     if (nullable) return;
     throw argError(fn, param, 'an address or a host buffer (not null)', v);
@@ -121,18 +122,26 @@ function scalarSnapshot(info: KoffiInfo): Snapshot {
   const range = INT_RANGES[p];
   if (range) {
     const [lo, hi] = range;
-    return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? v : failed(typeof v !== 'number', `must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`));
+    return (v) =>
+      typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi
+        ? v
+        : failed(typeof v !== 'number', `must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`);
   }
   if (p === 'Int64' || p === 'UInt64') {
     const signed = p === 'Int64';
-    return (v) => (isInt64(v, signed) ? v : failed(typeof v !== 'number' && typeof v !== 'bigint', `must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`));
+    return (v) =>
+      isInt64(v, signed) ? v : failed(typeof v !== 'number' && typeof v !== 'bigint', `must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`);
   }
   if (p === 'Float32' || p === 'Float64') return (v) => (typeof v === 'number' ? v : failed(true, `must be a number, got ${describeValue(v)}`));
   if (p === 'Bool') return (v) => (typeof v === 'boolean' ? v : failed(true, `must be a boolean, got ${describeValue(v)}`));
-  if (p === 'String' || p === 'String16' || p === 'String32') return (v) => (v === null ? v : typeof v === 'string' ? textProblem(v) : failed(true, `must be a string or null, got ${describeValue(v)}`));
+  if (p === 'String' || p === 'String16' || p === 'String32')
+    return (v) => (v === null ? v : typeof v === 'string' ? textProblem(v) : failed(true, `must be a string or null, got ${describeValue(v)}`));
   if (p === 'Pointer' || p === 'Callback') {
     // a host buffer stands for its address: passed as it is (C may write through it)
-    return (v) => (v === null || isAddress(v) || ArrayBuffer.isView(v) ? v : failed(typeof v !== 'number' && typeof v !== 'bigint', `must be an address or null, got ${describeValue(v)}`));
+    return (v) =>
+      v === null || isAddress(v) || ArrayBuffer.isView(v)
+        ? v
+        : failed(typeof v !== 'number' && typeof v !== 'bigint', `must be an address or null, got ${describeValue(v)}`);
   }
   return () => failed(false, `has a C type this binding cannot encode (${p})`);
 }
@@ -158,7 +167,8 @@ function recordSnapshot(info: KoffiInfo): Snapshot {
   const names = new Set(members.map(([n]) => n));
   const notObject = (v: unknown): typeof FAIL => failed(true, `must be an object, got ${describeValue(v)}`);
   const unknownField = (key: string): typeof FAIL => failed(true, `has no field "${key}" (fields: ${[...names].join(', ')})`);
-  if (info.primitive === 'Record') return compiledStructSnapshot(members, names, notObject, unknownField) ?? unionSnapshot(members, names, notObject, unknownField, false);
+  if (info.primitive === 'Record')
+    return compiledStructSnapshot(members, names, notObject, unknownField) ?? unionSnapshot(members, names, notObject, unknownField, false);
   return unionSnapshot(members, names, notObject, unknownField, true);
 }
 
@@ -168,9 +178,17 @@ function recordSnapshot(info: KoffiInfo): Snapshot {
  * as zero, as it does an absent one). Undefined where the host forbids `new Function`. Field names
  * reach the source only as JSON string literals.
  */
-function compiledStructSnapshot(members: readonly (readonly [string, Snapshot])[], names: Set<string>, notObject: (v: unknown) => typeof FAIL, unknownField: (key: string) => typeof FAIL): Snapshot | undefined {
+function compiledStructSnapshot(
+  members: readonly (readonly [string, Snapshot])[],
+  names: Set<string>,
+  notObject: (v: unknown) => typeof FAIL,
+  unknownField: (key: string) => typeof FAIL,
+): Snapshot | undefined {
   if (names.has('__proto__')) return undefined; // an object literal would set the prototype instead
-  const reads = members.map(([name], i) => `const f${i} = v[${JSON.stringify(name)}]; let c${i}; if (f${i} !== undefined && (c${i} = s[${i}](f${i})) === FAIL) return failAt(${JSON.stringify(`.${name}`)});`);
+  const reads = members.map(
+    ([name], i) =>
+      `const f${i} = v[${JSON.stringify(name)}]; let c${i}; if (f${i} !== undefined && (c${i} = s[${i}](f${i})) === FAIL) return failAt(${JSON.stringify(`.${name}`)});`,
+  );
   const source = `return function snapshot(v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return notObject(v);
   const keys = Object.keys(v);
@@ -180,14 +198,27 @@ function compiledStructSnapshot(members: readonly (readonly [string, Snapshot])[
 };`;
   const failAt = (segment: string): typeof FAIL => (failPath.push(segment), FAIL);
   try {
-    return new Function('s', 'FAIL', 'names', 'notObject', 'unknownField', 'failAt', source)(members.map(([, f]) => f), FAIL, names, notObject, unknownField, failAt) as Snapshot;
+    return new Function('s', 'FAIL', 'names', 'notObject', 'unknownField', 'failAt', source)(
+      members.map(([, f]) => f),
+      FAIL,
+      names,
+      notObject,
+      unknownField,
+      failAt,
+    ) as Snapshot;
   } catch {
     return undefined; // no code generation here (a CSP, --disallow-code-generation-from-strings)
   }
 }
 
 /** A union's snapshot (or a struct's where code cannot be compiled): only the members set are copied. */
-function unionSnapshot(members: readonly (readonly [string, Snapshot])[], names: Set<string>, notObject: (v: unknown) => typeof FAIL, unknownField: (key: string) => typeof FAIL, isUnion: boolean): Snapshot {
+function unionSnapshot(
+  members: readonly (readonly [string, Snapshot])[],
+  names: Set<string>,
+  notObject: (v: unknown) => typeof FAIL,
+  unknownField: (key: string) => typeof FAIL,
+  isUnion: boolean,
+): Snapshot {
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return notObject(v);
     for (const key of Object.keys(v)) {
@@ -200,7 +231,7 @@ function unionSnapshot(members: readonly (readonly [string, Snapshot])[], names:
       if (field === undefined) continue; // absent fields encode as zero
       set++;
       const copy = snapshot(field);
-      if (copy === FAIL) return failPath.push(`.${name}`), FAIL;
+      if (copy === FAIL) return (failPath.push(`.${name}`), FAIL);
       out[name] = copy;
     }
     if (isUnion && set > 1) return failed(false, `is a union: set one member, not ${set}`);
@@ -220,12 +251,13 @@ function arraySnapshot(info: KoffiInfo): Snapshot {
     }
     if (!Array.isArray(v)) return failed(true, `must be an array${text ? ' or a string' : ''} of at most ${n} elements, got ${describeValue(v)}`);
     const length: unknown = v.length; // a Proxy may answer anything
-    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return failed(true, `must be an array with a length, got a length of ${describeValue(length)}`);
+    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+      return failed(true, `must be an array with a length, got a length of ${describeValue(length)}`);
     if (length > n) return failed(false, `holds at most ${n} elements, got ${length}`);
     const out: unknown[] = [];
     for (let i = 0; i < length; i++) {
       const copy = elem(v[i]);
-      if (copy === FAIL) return failPath.push(`[${i}]`), FAIL;
+      if (copy === FAIL) return (failPath.push(`[${i}]`), FAIL);
       out.push(copy);
     }
     return out;
@@ -258,7 +290,9 @@ export function recordFactsOf(helper: string, type: unknown): RecordFacts {
     info = undefined; // not a koffi type object
   }
   if (!info || (info.primitive !== 'Record' && info.primitive !== 'Union')) {
-    throw new TypeError(`${helper}: type must be a koffi struct or union type (a module's records.X()), got ${info ? `a koffi ${info.primitive} type` : describeValue(type)}`);
+    throw new TypeError(
+      `${helper}: type must be a koffi struct or union type (a module's records.X()), got ${info ? `a koffi ${info.primitive} type` : describeValue(type)}`,
+    );
   }
   const facts = { snapshot: buildSnapshot(info), size: info.size };
   recordFacts.set(type as object, facts);
@@ -289,17 +323,28 @@ export function checkRecord<T>(fn: string, param: string, type: KoffiType, value
 
 /** A record argument behind a pointer: a record object (copied once, checked, then encoded) or bytes
  *  already encoded (at least the record's size); null when allowed. Returns what to pass. */
-export function recordArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean, into?: Uint8Array): Uint8Array | ArrayBufferView | ArrayBuffer | null {
+export function recordArg(
+  fn: string,
+  param: string,
+  type: KoffiType,
+  value: unknown,
+  nullable: boolean,
+  into?: Uint8Array,
+): Uint8Array | ArrayBufferView | ArrayBuffer | null {
   checkCaller('recordArg', fn, param, nullable);
   const { snapshot, size } = recordFactsOf('recordArg', type);
-  if (into !== undefined && !(into instanceof Uint8Array && hostByteLength(into)! >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
+  if (into !== undefined && !(into instanceof Uint8Array && hostByteLength(into)! >= size))
+    throw (into instanceof Uint8Array ? RangeError : TypeError)(
+      makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message,
+    );
   if (value === null && nullable) return null;
   const length = byteLengthOf(value);
   if (length !== undefined) {
     if (length < size) throw new RangeError(`${fn}: ${param} is ${length} bytes, shorter than the ${size}-byte record`);
     return value as ArrayBufferView | ArrayBuffer;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw argError(fn, param, `a record object or its encoded bytes${nullable ? ', or null' : ''}`, value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw argError(fn, param, `a record object or its encoded bytes${nullable ? ', or null' : ''}`, value);
   const copy = snapshotRecord(fn, param, snapshot, value);
   const buf = into ?? new Uint8Array(size);
   if (into) into.fill(0);
@@ -319,7 +364,8 @@ export function recordArrayArg(fn: string, param: string, type: KoffiType, value
   }
   if (!Array.isArray(value)) throw argError(fn, param, `an array of records or their encoded bytes${nullable ? ', or null' : ''}`, value);
   const count: unknown = value.length; // read once: a Proxy may answer anything
-  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > 0x7fffffff / size) throw argError(fn, param, 'an array of records (with a length)', value);
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > 0x7fffffff / size)
+    throw argError(fn, param, 'an array of records (with a length)', value);
   const copies: object[] = [];
   for (let i = 0; i < count; i++) copies.push(snapshotRecord(fn, `${param}[${i}]`, snapshot, value[i]));
   const bytes = new Uint8Array(Math.max(1, count) * size);
@@ -332,7 +378,8 @@ export function decodeRecords<T>(type: KoffiType, bytes: Uint8Array, count: numb
   const { size } = recordFactsOf('decodeRecords', type);
   if (!(bytes instanceof Uint8Array)) throw new TypeError(makeArgError('decodeRecords', 'bytes', 'a Uint8Array', bytes).message);
   if (!Number.isSafeInteger(count) || count < 0) throw makeArgError('decodeRecords', 'count', 'a non-negative safe integer', count);
-  if (bytes.byteLength < count * size) throw new RangeError(`decodeRecords: count = ${count} records of ${size} bytes do not fit in bytes (${bytes.byteLength} bytes)`);
+  if (bytes.byteLength < count * size)
+    throw new RangeError(`decodeRecords: count = ${count} records of ${size} bytes do not fit in bytes (${bytes.byteLength} bytes)`);
   const out: T[] = [];
   for (let i = 0; i < count; i++) out.push(koffi.decode(bytes.subarray(i * size, (i + 1) * size), type) as T);
   return out;
@@ -340,10 +387,29 @@ export function decodeRecords<T>(type: KoffiType, bytes: Uint8Array, count: numb
 
 // ── scalar arrays ────────────────────────────────────────────────────────────────────────────────
 
-type ArrayCtor = Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | BigInt64ArrayConstructor | BigUint64ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+type ArrayCtor =
+  | Int8ArrayConstructor
+  | Uint8ArrayConstructor
+  | Int16ArrayConstructor
+  | Uint16ArrayConstructor
+  | Int32ArrayConstructor
+  | Uint32ArrayConstructor
+  | BigInt64ArrayConstructor
+  | BigUint64ArrayConstructor
+  | Float32ArrayConstructor
+  | Float64ArrayConstructor;
 const ARRAYS: Record<string, ArrayCtor> = {
-  i8: Int8Array, u8: Uint8Array, i16: Int16Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array,
-  i64: BigInt64Array, u64: BigUint64Array, f32: Float32Array, f64: Float64Array, bool: Uint8Array,
+  i8: Int8Array,
+  u8: Uint8Array,
+  i16: Int16Array,
+  u16: Uint16Array,
+  i32: Int32Array,
+  u32: Uint32Array,
+  i64: BigInt64Array,
+  u64: BigUint64Array,
+  f32: Float32Array,
+  f64: Float64Array,
+  bool: Uint8Array,
 };
 /** The typed arrays each element type takes (by their tag, so that views from another realm pass too). */
 const ARRAY_TAGS: Record<string, string[]> = Object.fromEntries(
@@ -392,7 +458,12 @@ export function scalarArrayArg(fn: string, param: string, ctype: string, value: 
 
 /** `const char *const *`: strings copied into NUL-terminated storage, their addresses in a table.
  *  Keep the result alive until the call returns. */
-export function stringArrayArg(fn: string, param: string, value: unknown, nullable: boolean): { data: BigUint64Array | null; count: number; storage: ArrayBuffer[] } {
+export function stringArrayArg(
+  fn: string,
+  param: string,
+  value: unknown,
+  nullable: boolean,
+): { data: BigUint64Array | null; count: number; storage: ArrayBuffer[] } {
   checkCaller('stringArrayArg', fn, param, nullable);
   if (value === null && nullable) return { data: null, count: 0, storage: [] };
   if (value instanceof BigUint64Array) return { data: value, count: value.length, storage: [] };
@@ -429,7 +500,8 @@ export function sameLength(fn: string, names: string[], counts: number[], presen
 function checkLengths(names: unknown, counts: unknown, present: unknown): void {
   if (!Array.isArray(names)) throw makeArgError('sameLength', 'names', 'an array of strings', names);
   for (let i = 0; i < names.length; i++) if (typeof names[i] !== 'string') throw makeArgError('sameLength', `names[${i}]`, 'a string', names[i]);
-  if (!Array.isArray(counts) || counts.length !== names.length) throw makeArgError('sameLength', 'counts', `an array of ${names.length} element counts`, counts);
+  if (!Array.isArray(counts) || counts.length !== names.length)
+    throw makeArgError('sameLength', 'counts', `an array of ${names.length} element counts`, counts);
   if (!Array.isArray(present) || present.length !== names.length) throw makeArgError('sameLength', 'present', `an array of ${names.length} booleans`, present);
   for (let i = 0; i < names.length; i++) {
     const c = counts[i] as unknown;
@@ -441,7 +513,20 @@ function checkLengths(names: unknown, counts: unknown, present: unknown): void {
 /** An array given with an explicit count: it must hold at least that many elements. */
 export function coversCount(fn: string, param: string, length: number, count: number | bigint, countName: string): void {
   // the common case in one expression (generated calls make it per call); anything else is checked in full below
-  if (typeof count === 'number' && typeof length === 'number' && length >= 0 && length <= MAX_SAFE && count <= length && count >= -MAX_SAFE && count % 1 === 0 && length % 1 === 0 && typeof fn === 'string' && typeof param === 'string' && typeof countName === 'string') return;
+  if (
+    typeof count === 'number' &&
+    typeof length === 'number' &&
+    length >= 0 &&
+    length <= MAX_SAFE &&
+    count <= length &&
+    count >= -MAX_SAFE &&
+    count % 1 === 0 &&
+    length % 1 === 0 &&
+    typeof fn === 'string' &&
+    typeof param === 'string' &&
+    typeof countName === 'string'
+  )
+    return;
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('coversCount', fn, param);
   if (typeof countName !== 'string') throw makeArgError('coversCount', 'countName', 'a string', countName);
   if (!Number.isSafeInteger(length) || length < 0) throw makeArgError('coversCount', 'length', 'a non-negative safe integer', length);
@@ -454,7 +539,8 @@ export function allocLength(fn: string, param: string, n: number | bigint): numb
   if (typeof n === 'number' && n >= 0 && n <= 0x7fffffff && n % 1 === 0 && typeof fn === 'string' && typeof param === 'string') return n;
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('allocLength', fn, param);
   if (typeof n === 'number' ? Number.isInteger(n) && n >= 0 && n <= 0x7fffffff : typeof n === 'bigint' && n >= 0n && n <= 0x7fffffffn) return Number(n);
-  if (typeof n === 'number' || typeof n === 'bigint') throw new RangeError(`${fn}: ${param} = ${describeValue(n)} is not a buffer length this call can allocate (an integer in [0, 2**31))`);
+  if (typeof n === 'number' || typeof n === 'bigint')
+    throw new RangeError(`${fn}: ${param} = ${describeValue(n)} is not a buffer length this call can allocate (an integer in [0, 2**31))`);
   throw makeArgError(fn, param, 'an integer buffer length', n);
 }
 
@@ -470,7 +556,8 @@ export function rawCovers(fn: string, param: string, v: unknown, bytes: number, 
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw makeArgError('rawCovers', 'bytes', 'a non-negative safe integer', bytes);
   if (!Number.isSafeInteger(elemBytes) || elemBytes < 1) throw makeArgError('rawCovers', 'elemBytes', 'a positive safe integer', elemBytes);
   if (v === null || isAddress(v)) return;
-  if (typeof v === 'number' || typeof v === 'bigint') throw makeArgError(fn, param, 'an address (a non-negative safe integer or a bigint below 2**64), null or host memory', v);
+  if (typeof v === 'number' || typeof v === 'bigint')
+    throw makeArgError(fn, param, 'an address (a non-negative safe integer or a bigint below 2**64), null or host memory', v);
   const length = byteLengthOf(v);
   if (length === undefined) throw makeArgError(fn, param, 'a typed array, DataView, ArrayBuffer, an address or null', v);
   if (length < bytes) throw new RangeError(`${fn}: ${param} is ${length} bytes, shorter than the ${bytes}-byte value the call writes`);
@@ -507,13 +594,15 @@ export function deviceArg(fn: string, param: string, v: unknown, nullable: boole
   if (v === null && nullable) return null;
   const held = heldAddress(v);
   if (held !== undefined) return held;
-  if (byteLengthOf(v) !== undefined) throw new TypeError(`${fn}: ${param} needs device memory (a DeviceBuffer, a view of one, or a device address), got ${describeValue(v)} in host memory`);
+  if (byteLengthOf(v) !== undefined)
+    throw new TypeError(`${fn}: ${param} needs device memory (a DeviceBuffer, a view of one, or a device address), got ${describeValue(v)} in host memory`);
   throw argError(fn, param, `device memory (a DeviceBuffer, a view of one, { ptr }, or a device address)${nullable ? ' or null' : ''}`, v);
 }
 
 /** Throws unless `bytes` (a helper's byte count to cover) is undefined or a non-negative count. */
 function checkBytes(helper: string, bytes: unknown): void {
-  if (bytes !== undefined && !isInt64(bytes, false)) throw makeArgError(helper, 'bytes', 'undefined or a non-negative safe integer (or bigint) byte count', bytes);
+  if (bytes !== undefined && !isInt64(bytes, false))
+    throw makeArgError(helper, 'bytes', 'undefined or a non-negative safe integer (or bigint) byte count', bytes);
 }
 
 /** Host memory: a host buffer covering `bytes` when given, a host address, or null where allowed; an
@@ -521,7 +610,8 @@ function checkBytes(helper: string, bytes: unknown): void {
 export function hostArg(fn: string, param: string, v: unknown, nullable: boolean, bytes?: number | bigint): void {
   checkCaller('hostArg', fn, param, nullable);
   checkBytes('hostArg', bytes);
-  if (heldAddress(v) !== undefined) throw new TypeError(`${fn}: ${param} needs host memory (a typed array, DataView or ArrayBuffer), got ${describeValue(v)} holding a device address`);
+  if (heldAddress(v) !== undefined)
+    throw new TypeError(`${fn}: ${param} needs host memory (a typed array, DataView or ArrayBuffer), got ${describeValue(v)} holding a device address`);
   pointerArg(fn, param, v, nullable, bytes);
 }
 
@@ -538,8 +628,18 @@ export function memoryArg(fn: string, param: string, v: unknown, nullable: boole
 
 const SCALAR_BYTES: Record<string, number> = { f16: 2, bf16: 2, f32: 4, f64: 8, c64: 8, c128: 16, i8: 1, u8: 1, i32: 4, u32: 4, i64: 8, u64: 8, untyped: 2 };
 const SCALAR_TEXT: Record<string, string> = {
-  f16: 'a number (stored as a half)', bf16: 'a number (stored as a bfloat16)', f32: 'a number', f64: 'a number', c64: 'a complex number ({ re, im }, [re, im] or a real number)', c128: 'a complex number ({ re, im }, [re, im] or a real number)',
-  i8: INT_TEXT.i8, u8: INT_TEXT.u8, i32: INT_TEXT.i32, u32: INT_TEXT.u32, i64: INT_TEXT.i64, u64: INT_TEXT.u64,
+  f16: 'a number (stored as a half)',
+  bf16: 'a number (stored as a bfloat16)',
+  f32: 'a number',
+  f64: 'a number',
+  c64: 'a complex number ({ re, im }, [re, im] or a real number)',
+  c128: 'a complex number ({ re, im }, [re, im] or a real number)',
+  i8: INT_TEXT.i8,
+  u8: INT_TEXT.u8,
+  i32: INT_TEXT.i32,
+  u32: INT_TEXT.u32,
+  i64: INT_TEXT.i64,
+  u64: INT_TEXT.u64,
 };
 
 /** IEEE binary16 bits of a number (round to nearest even), for `const __half *` scalars. */
@@ -572,7 +672,13 @@ export function halfBits(x: number): number {
 export function complexParts(v: unknown): [number, number] | undefined {
   if (typeof v === 'number') return [v, 0]; // a real number: no imaginary part
   // each part read once: a getter answering a number, then something else, cannot slip past
-  const [re, im] = Array.isArray(v) ? (v.length === 2 ? [v[0], v[1]] : []) : typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) ? [(v as { re?: unknown }).re, (v as { im?: unknown }).im] : [];
+  const [re, im] = Array.isArray(v)
+    ? v.length === 2
+      ? [v[0], v[1]]
+      : []
+    : typeof v === 'object' && v !== null && !ArrayBuffer.isView(v)
+      ? [(v as { re?: unknown }).re, (v as { im?: unknown }).im]
+      : [];
   return typeof re === 'number' && typeof im === 'number' ? [re, im] : undefined;
 }
 
@@ -626,13 +732,18 @@ export function bfloat16Bits(x: number): number {
  */
 export function scalarArg(fn: string, param: string, type: string, space: string, v: unknown, box: Uint8Array): unknown {
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('scalarArg', fn, param);
-  if (typeof type !== 'string' || !Object.hasOwn(SCALAR_BYTES, type)) throw makeArgError('scalarArg', 'type', `one of ${Object.keys(SCALAR_BYTES).join(', ')}`, type);
+  if (typeof type !== 'string' || !Object.hasOwn(SCALAR_BYTES, type))
+    throw makeArgError('scalarArg', 'type', `one of ${Object.keys(SCALAR_BYTES).join(', ')}`, type);
   if (space !== 'device' && space !== 'host' && space !== 'either') throw makeArgError('scalarArg', 'space', 'device, host or either', space);
-  if (!(box instanceof Uint8Array) || box.buffer.byteLength - box.byteOffset < SCALAR_BYTES[type]) throw makeArgError('scalarArg', 'box', `a Uint8Array with ${SCALAR_BYTES[type]} bytes from its start`, box);
+  if (!(box instanceof Uint8Array) || box.buffer.byteLength - box.byteOffset < SCALAR_BYTES[type])
+    throw makeArgError('scalarArg', 'box', `a Uint8Array with ${SCALAR_BYTES[type]} bytes from its start`, box);
   const where = space === 'host' ? 'a host buffer holding it' : 'a host buffer holding it, or { ptr } device memory';
   const held = heldAddress(v);
   if (held !== undefined) {
-    if (space === 'host') throw new TypeError(`${fn}: ${param} is read from host memory: pass the value or a host buffer holding it, not ${describeValue(v)} holding a device address`);
+    if (space === 'host')
+      throw new TypeError(
+        `${fn}: ${param} is read from host memory: pass the value or a host buffer holding it, not ${describeValue(v)} holding a device address`,
+      );
     return held;
   }
   const length = byteLengthOf(v);
@@ -641,9 +752,13 @@ export function scalarArg(fn: string, param: string, type: string, space: string
     return v;
   }
   if (type === 'untyped') {
-    throw new TypeError(`${fn}: ${param} is a scalar whose C type another argument picks: pass a typed array holding the value (a Float32Array for float, a Float64Array for double…)${space === 'host' ? '' : ' or { ptr } device memory'}, got ${describeValue(v)}`);
+    throw new TypeError(
+      `${fn}: ${param} is a scalar whose C type another argument picks: pass a typed array holding the value (a Float32Array for float, a Float64Array for double…)${space === 'host' ? '' : ' or { ptr } device memory'}, got ${describeValue(v)}`,
+    );
   }
   if (boxScalar(type, v, new DataView(box.buffer, box.byteOffset, SCALAR_BYTES[type]))) return box;
   const expected = `${SCALAR_TEXT[type]} (the value itself, never an address), or ${where}`;
-  throw typeof v === 'number' || typeof v === 'bigint' ? new RangeError(`${fn}: ${param} must be ${expected}, got ${describeValue(v)}`) : new TypeError(`${fn}: ${param} must be ${expected}, got ${describeValue(v)}`);
+  throw typeof v === 'number' || typeof v === 'bigint'
+    ? new RangeError(`${fn}: ${param} must be ${expected}, got ${describeValue(v)}`)
+    : new TypeError(`${fn}: ${param} must be ${expected}, got ${describeValue(v)}`);
 }

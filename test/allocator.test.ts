@@ -188,7 +188,11 @@ describe('caching allocator (fake driver)', () => {
 
   test.each([
     ['DeviceBuffer.alloc without a stream', 'cuMemAlloc', (ctx: Context) => DeviceBuffer.alloc(4 << 20, { context: ctx })],
-    ['ManagedBuffer.alloc (the device has room)', 'cuMemAllocManaged', (ctx: Context) => ((freeBytes = 1 << 29), ManagedBuffer.alloc(4 << 20, { context: ctx }))],
+    [
+      'ManagedBuffer.alloc (the device has room)',
+      'cuMemAllocManaged',
+      (ctx: Context) => ((freeBytes = 1 << 29), ManagedBuffer.alloc(4 << 20, { context: ctx })),
+    ],
     ['PinnedHostBuffer.alloc', 'cuMemHostAlloc', (ctx: Context) => PinnedHostBuffer.alloc(4 << 20, { context: ctx })],
     ['an uncached stream-ordered allocation', 'cuMemAllocAsync', (ctx: Context, s: Stream) => DeviceBuffer.alloc(4 << 20, { stream: s, cache: false })],
     ['a MemoryPool allocation', 'cuMemAllocFromPoolAsync', (ctx: Context, s: Stream) => MemoryPool.create({ context: ctx }).alloc(4 << 20, s)],
@@ -217,26 +221,29 @@ describe('caching allocator (fake driver)', () => {
   test.each([
     ['ManagedBuffer.alloc', 'cuMemAllocManaged', (ctx: Context) => ManagedBuffer.alloc(4 << 20, { context: ctx })],
     ['a managed MemoryPool allocation', 'cuMemAllocFromPoolAsync', (ctx: Context, s: Stream) => MemoryPool.managed({ context: ctx }).alloc(4 << 20, s)],
-  ] as const)('%s gives the cached blocks back first when the device is short of free memory (its pages come at first touch, where out of memory is fatal)', (_, func, alloc) => {
-    const ctx = fakeContext(0xcb);
-    const s = Stream.create({ context: ctx });
-    DeviceBuffer.alloc(2 << 20, { stream: s }).close();
-    calls.length = 0;
-    freeBytes = 64 << 20; // 4 MiB plus the paging headroom does not fit
-    const b = alloc(ctx, s);
-    expect(names(calls).filter((n) => n !== 'cuMemFree')).toEqual(['cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemPoolTrimTo', func]);
-    expect(CachingAllocator.stats(ctx).cached).toBe(0);
-    b.close();
-    // enough free memory: the cache keeps its blocks
-    DeviceBuffer.alloc(2 << 20, { stream: s }).close();
-    calls.length = 0;
-    freeBytes = 1 << 29;
-    alloc(ctx, s).close();
-    expect(names(calls).filter((n) => !/Free|Pool(Create|Destroy)/.test(n))).toEqual([func]);
-    expect(CachingAllocator.stats(ctx).cached).toBe(2 << 20);
-    CachingAllocator.trim(ctx);
-    s.close();
-  });
+  ] as const)(
+    '%s gives the cached blocks back first when the device is short of free memory (its pages come at first touch, where out of memory is fatal)',
+    (_, func, alloc) => {
+      const ctx = fakeContext(0xcb);
+      const s = Stream.create({ context: ctx });
+      DeviceBuffer.alloc(2 << 20, { stream: s }).close();
+      calls.length = 0;
+      freeBytes = 64 << 20; // 4 MiB plus the paging headroom does not fit
+      const b = alloc(ctx, s);
+      expect(names(calls).filter((n) => n !== 'cuMemFree')).toEqual(['cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemPoolTrimTo', func]);
+      expect(CachingAllocator.stats(ctx).cached).toBe(0);
+      b.close();
+      // enough free memory: the cache keeps its blocks
+      DeviceBuffer.alloc(2 << 20, { stream: s }).close();
+      calls.length = 0;
+      freeBytes = 1 << 29;
+      alloc(ctx, s).close();
+      expect(names(calls).filter((n) => !/Free|Pool(Create|Destroy)/.test(n))).toEqual([func]);
+      expect(CachingAllocator.stats(ctx).cached).toBe(2 << 20);
+      CachingAllocator.trim(ctx);
+      s.close();
+    },
+  );
 
   test("MemoryPool.trim of the device's current pool gives back the blocks the cache keeps from it first; another pool's trim does not", () => {
     const ctx = fakeContext(0xca);

@@ -227,7 +227,8 @@ function handWrittenFiles(folder: string): string[] {
   const abs = join(ROOT, folder);
   return readdirSync(abs).flatMap((name) => {
     const path = join(abs, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' || NOT_HAND_WRITTEN.includes(relative(ROOT, path)) ? [] : handWrittenFiles(relative(ROOT, path));
+    if (statSync(path).isDirectory())
+      return name === 'node_modules' || NOT_HAND_WRITTEN.includes(relative(ROOT, path)) ? [] : handWrittenFiles(relative(ROOT, path));
     return /\.(ts|js|mjs|cjs)$/.test(name) && !name.endsWith('.d.ts') ? [relative(ROOT, path)] : [];
   });
 }
@@ -260,9 +261,13 @@ describe('architecture: sizes', () => {
   const files = SIZE_FOLDERS.flatMap(handWrittenFiles);
 
   it(`has no hand-written file over ${MAX_FILE_LINES} lines (generated/ aside)`, () => {
-    const lengths = new Map([...files, ...FILE_SIZE_ONLY_FOLDERS.flatMap(handWrittenFiles)].map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length]));
+    const lengths = new Map(
+      [...files, ...FILE_SIZE_ONLY_FOLDERS.flatMap(handWrittenFiles)].map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length]),
+    );
     const over = [...lengths].filter(([f, n]) => n > MAX_FILE_LINES && !(f in LONG_FILE_EXCEPTIONS)).map(([f, n]) => `  ${f}: ${n} lines`);
-    const stale = Object.keys(LONG_FILE_EXCEPTIONS).filter((f) => (lengths.get(f) ?? 0) <= MAX_FILE_LINES).map((f) => `  ${f} (no longer over; remove it from LONG_FILE_EXCEPTIONS)`);
+    const stale = Object.keys(LONG_FILE_EXCEPTIONS)
+      .filter((f) => (lengths.get(f) ?? 0) <= MAX_FILE_LINES)
+      .map((f) => `  ${f} (no longer over; remove it from LONG_FILE_EXCEPTIONS)`);
     if (over.length + stale.length > 0) throw new Error(`files over ${MAX_FILE_LINES} lines:\n${[...over, ...stale].join('\n')}`);
   });
 

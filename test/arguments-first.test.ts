@@ -40,11 +40,10 @@ const CASES: [string, 'TypeError' | 'RangeError', string][] = [
   ['LaunchConfig.linear(0)', 'RangeError', 'LaunchConfig.linear'],
   ['new Program(42)', 'TypeError', 'Program'],
   ["new Program('x', { bogus: 1 })", 'TypeError', 'Program'],
-  ["new Linker({ bogus: 1 })", 'TypeError', 'Linker'],
+  ['new Linker({ bogus: 1 })', 'TypeError', 'Linker'],
   ['CachingAllocator.setLimit(-1)', 'RangeError', 'CachingAllocator.setLimit'],
   ['copyPeer(1, 2)', 'TypeError', 'copyPeer'],
   ["Graph.capture('s', () => {})", 'TypeError', 'Graph.capture'],
-  
 ];
 
 test('every bad argument is a TypeError or RangeError naming the call, before any library loads', () => {
@@ -65,6 +64,8 @@ test('every bad argument is a TypeError or RangeError naming the call, before an
   const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
   expect(r.stderr).toBe('');
   const results = JSON.parse(r.stdout) as [string, string, string][];
-  const wrong = results.filter(([, cls, message], i) => cls !== CASES[i][1] || !message.startsWith(CASES[i][2]) || /librar/i.test(message)).map(([src, cls, m]) => `${src} → ${cls}: ${m}`);
+  const wrong = results
+    .filter(([, cls, message], i) => cls !== CASES[i][1] || !message.startsWith(CASES[i][2]) || /librar/i.test(message))
+    .map(([src, cls, m]) => `${src} → ${cls}: ${m}`);
   expect(wrong).toEqual([]);
 });

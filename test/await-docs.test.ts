@@ -22,13 +22,15 @@ describe('docs/awaiting.md', () => {
         return f;
       });
       const errors = typeCheck(files);
-      expect(Object.fromEntries(files.map((f) => [f.slice(dir.length + 1), errors.get(f) ?? []]))).toEqual(Object.fromEntries(files.map((f) => [f.slice(dir.length + 1), []])));
+      expect(Object.fromEntries(files.map((f) => [f.slice(dir.length + 1), errors.get(f) ?? []]))).toEqual(
+        Object.fromEntries(files.map((f) => [f.slice(dir.length + 1), []])),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 300_000);
 
-  test('the settings it names are the waiter\'s, with the defaults it states', () => {
+  test("the settings it names are the waiter's, with the defaults it states", () => {
     const s = configureWaits();
     expect(Object.keys(s).sort()).toEqual(['parkOn', 'predict', 'predictMaxKeys', 'predictUpToMs', 'spinMicros', 'spinSliceMicros', 'sweepMs']);
     for (const k of Object.keys(s)) expect(page).toContain(k);

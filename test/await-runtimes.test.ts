@@ -10,7 +10,11 @@ const linux = process.platform === 'linux';
 (linux ? describe : describe.skip)('the semaphore wake channel under each runtime', () => {
   for (const [name, cmd] of runtimeCommands()) {
     test(`${name}: a parked wait is woken by sem_post and leaves nothing`, () => {
-      const r = spawnSync(cmd[0], [...cmd.slice(1), join(ROOT, 'scripts', 'run-ts.cjs'), join(ROOT, 'test', 'fixtures', 'await-smoke.ts')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(cmd[0], [...cmd.slice(1), join(ROOT, 'scripts', 'run-ts.cjs'), join(ROOT, 'test', 'fixtures', 'await-smoke.ts')], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(r.stderr.split('\n').filter((l) => /Error|error:/.test(l))).toEqual([]);
       expect(r.status).toBe(0);
       const line = JSON.parse(r.stdout.trim().split('\n').pop()!) as { channel: string; ms: number; parks: number; wakes: number; left: number };

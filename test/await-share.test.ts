@@ -56,7 +56,9 @@ describe('descriptors for worker threads', () => {
     const f = fakes();
     try {
       const d = { kind: 'cuda-ts/stream', pid: process.pid, handle: 0x9010, device: 0 } as const;
-      expect(() => Stream.fromDescriptor({ ...d, pid: process.pid + 1 })).toThrow(/Stream.fromDescriptor: the descriptor comes from process \d+; a handle is valid only in the threads of the process that made it/);
+      expect(() => Stream.fromDescriptor({ ...d, pid: process.pid + 1 })).toThrow(
+        /Stream.fromDescriptor: the descriptor comes from process \d+; a handle is valid only in the threads of the process that made it/,
+      );
       expect(() => Event.fromDescriptor(d as never)).toThrow(/Event.fromDescriptor: expected a descriptor of kind 'cuda-ts\/event'/);
       expect(() => Stream.fromDescriptor({ ...d, handle: -1 })).toThrow(RangeError);
       expect(() => Stream.fromDescriptor({ ...d, device: 1.5 })).toThrow(RangeError);

@@ -53,8 +53,15 @@ function count(name: string): number {
 async function expectClean(): Promise<void> {
   await turns(3);
   const st = waiterStats();
-  expect({ pending: st.pending, queues: st.queues, parked: st.parked, spinning: st.spinning, windowTimers: st.windowTimers, timers: st.timers, armed: channel.armed })
-    .toEqual({ pending: 0, queues: 0, parked: 0, spinning: 0, windowTimers: 0, timers: false, armed: false });
+  expect({
+    pending: st.pending,
+    queues: st.queues,
+    parked: st.parked,
+    spinning: st.spinning,
+    windowTimers: st.windowTimers,
+    timers: st.timers,
+    armed: channel.armed,
+  }).toEqual({ pending: 0, queues: 0, parked: 0, spinning: 0, windowTimers: 0, timers: false, armed: false });
   expect(markerStats().helpersOut).toBe(0);
 }
 
@@ -461,7 +468,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     expect(gpu.destroyedHelpers).toHaveLength(0);
   });
 
-  test('a fresh event recorded on a stream is predicted from that stream\'s last wait', async () => {
+  test("a fresh event recorded on a stream is predicted from that stream's last wait", async () => {
     configureWaits({ predict: true, spinMicros: 100 });
     const s = Stream.create({ context: ctx });
     gpu.pending.set(s.handle, [workEvent()]);

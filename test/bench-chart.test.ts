@@ -8,7 +8,11 @@ const rows: ChartRow[] = [
 ];
 
 function bars(svg: string): { impl: string; ratio: number; width: number }[] {
-  return [...svg.matchAll(/<rect class="bar" data-impl="([^"]+)" data-ratio="([^"]+)" x="[^"]+" y="[^"]+" width="([^"]+)"/g)].map((m) => ({ impl: m[1], ratio: Number(m[2]), width: Number(m[3]) }));
+  return [...svg.matchAll(/<rect class="bar" data-impl="([^"]+)" data-ratio="([^"]+)" x="[^"]+" y="[^"]+" width="([^"]+)"/g)].map((m) => ({
+    impl: m[1],
+    ratio: Number(m[2]),
+    width: Number(m[3]),
+  }));
 }
 
 describe('ratioChart', () => {
@@ -18,9 +22,12 @@ describe('ratioChart', () => {
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
     const b = bars(svg);
     expect(b.map((x) => [x.impl, x.ratio])).toEqual([
-      ['cuda-ts objects', 1.05], ['cuda-python', 1.49], ['CuPy', 1.27],
+      ['cuda-ts objects', 1.05],
+      ['cuda-python', 1.49],
+      ['CuPy', 1.27],
       ['cuda-ts objects', 0.94],
-      ['cuda-ts objects', 1], ['cuda-python', 1.01],
+      ['cuda-ts objects', 1],
+      ['cuda-python', 1.01],
     ]);
     // Linear scale: width / ratio is the same for every bar (to the 0.1 px rounding).
     const scale = b.map((x) => x.width / x.ratio);
@@ -49,7 +56,12 @@ describe('ratioChart', () => {
     expect(() => ratioChart('rows' as unknown as ChartRow[])).toThrow(new TypeError('ratioChart: rows must be an array of { label, ratios }, got string'));
     expect(() => ratioChart([{ label: 1 } as unknown as ChartRow])).toThrow(/^ratioChart: rows\[0\]\.label must be a string$/);
     expect(() => ratioChart([{ label: 'x', ratios: { a: NaN } }])).toThrow(RangeError);
-    expect(() => ratioChart([{ label: 'x', ratios: { a: 1 } }, { label: 'y', ratios: { b: -1 } }])).toThrow(/rows\[1\]\.ratios\["b"\] must be a finite ratio above 0, got -1/);
+    expect(() =>
+      ratioChart([
+        { label: 'x', ratios: { a: 1 } },
+        { label: 'y', ratios: { b: -1 } },
+      ]),
+    ).toThrow(/rows\[1\]\.ratios\["b"\] must be a finite ratio above 0, got -1/);
     expect(() => ratioChart([{ label: 'x', ratios: { a: '1' as unknown as number } }])).toThrow(TypeError);
     expect(() => ratioChart(rows, { maxRatio: 0 })).toThrow(/options\.maxRatio/);
   });

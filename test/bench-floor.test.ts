@@ -1,6 +1,22 @@
 // The C floor method in `npm run bench` (bench/floor.ts): settings from
 // the environment, the per-row pinning, the run's choice and the line under the table.
-import { DEFAULT_WARMUP_LAUNCHES, type FloorMethod, RowPinner, chooseFloor, compact, floorEnv, floorLine, floorRecordWords, floorSettings, floorWarm, isPinnedRow, parseCpuList, parseTopo, pickCores, standaloneEnv } from '../bench/floor';
+import {
+  DEFAULT_WARMUP_LAUNCHES,
+  type FloorMethod,
+  RowPinner,
+  chooseFloor,
+  compact,
+  floorEnv,
+  floorLine,
+  floorRecordWords,
+  floorSettings,
+  floorWarm,
+  isPinnedRow,
+  parseCpuList,
+  parseTopo,
+  pickCores,
+  standaloneEnv,
+} from '../bench/floor';
 import type { ImplResult } from '../bench/common';
 import { floorsLine } from '../bench/runtimes-report';
 
@@ -51,13 +67,25 @@ describe('RowPinner', () => {
   test('pins once for a run of per-operation rows, restores for a copy row and at the end, records where it ran', () => {
     const t = fakeThread();
     const p = new RowPinner({ pinCpu: 9, warmupLaunches: 4000 }, t.pin, t.cpuNow);
-    for (const [r, u] of [['cuCtxGetCurrent', 'ns'], ['launch_0args', 'ns'], ['h2d_pageable_256MiB', 'GB/s'], ['alloc_free_async_1MiB', 'ns']]) {
+    for (const [r, u] of [
+      ['cuCtxGetCurrent', 'ns'],
+      ['launch_0args', 'ns'],
+      ['h2d_pageable_256MiB', 'GB/s'],
+      ['alloc_free_async_1MiB', 'ns'],
+    ]) {
       p.beforeRow(r, u);
       p.afterRow();
     }
     p.release();
     expect(t.calls).toEqual([9, -1, 9, -1]);
-    expect(p.record).toEqual({ pin_cpu: 9, warmup_launches: 4000, pinned_rows: ['cuCtxGetCurrent', 'launch_0args', 'alloc_free_async_1MiB'], unpinned_rows: ['h2d_pageable_256MiB'], cpus_seen: [9], why: undefined });
+    expect(p.record).toEqual({
+      pin_cpu: 9,
+      warmup_launches: 4000,
+      pinned_rows: ['cuCtxGetCurrent', 'launch_0args', 'alloc_free_async_1MiB'],
+      unpinned_rows: ['h2d_pageable_256MiB'],
+      cpus_seen: [9],
+      why: undefined,
+    });
     expect(floorRecordWords(p.record)).toBe('timing thread pinned to core 9 after set-up (seen on 9) for 3 rows; launch rows warmed up ≥ 4000 launches');
   });
 
@@ -75,7 +103,7 @@ describe('RowPinner', () => {
 });
 
 describe('chooseFloor', () => {
-  test('the method\'s core and warm-up by default, written into the environment the children inherit', () => {
+  test("the method's core and warm-up by default, written into the environment the children inherit", () => {
     const env: NodeJS.ProcessEnv = {};
     const f = chooseFloor(env, () => method(15));
     expect(f).toMatchObject({ pinCpu: 15, warmupLaunches: 4000 });
@@ -115,15 +143,23 @@ describe('the floor line', () => {
   const floor = { pinCpu: 15, warmupLaunches: 4000, source: 'x', words: 'w' };
   const results = (nat: number, inproc: number): ImplResult[] => [
     { impl: 'native-c', meta: { pin: 15 }, rows: { launch_0args: row(nat), launch_4args: row(nat * 2), cuCtxGetCurrent: row(10) } },
-    { impl: 'native-c-inproc', meta: { floor: { pin_cpu: 15, warmup_launches: 5000, pinned_rows: ['launch_0args'], unpinned_rows: [], cpus_seen: [15] } }, rows: { launch_0args: row(inproc), launch_4args: row(inproc * 2), cuCtxGetCurrent: row(8) } },
+    {
+      impl: 'native-c-inproc',
+      meta: { floor: { pin_cpu: 15, warmup_launches: 5000, pinned_rows: ['launch_0args'], unpinned_rows: [], cpus_seen: [15] } },
+      rows: { launch_0args: row(inproc), launch_4args: row(inproc * 2), cuCtxGetCurrent: row(8) },
+    },
   ];
 
-  test('names the in-process floor, why (docs/performance.md) and this run\'s standalone difference', () => {
+  test("names the in-process floor, why (docs/performance.md) and this run's standalone difference", () => {
     const line = floorLine(results(4200, 4000), floor);
     expect(line.split('\n')).toHaveLength(1);
-    expect(line).toContain('every "C" ratio is against C in the same process (native-c-inproc, interleaved with the JS columns; timing thread pinned to core 15 after set-up (seen on 15) for 1 rows; launch rows warmed up ≥ 5000 launches)');
+    expect(line).toContain(
+      'every "C" ratio is against C in the same process (native-c-inproc, interleaved with the JS columns; timing thread pinned to core 15 after set-up (seen on 15) for 1 rows; launch rows warmed up ≥ 5000 launches)',
+    );
     expect(line).toContain('a ±10% lottery (docs/performance.md)');
-    expect(line).toContain('in this run the standalone process (native-c: one process, BENCH_PIN=15) vs the in-process floor: launch_0args +5.0%, launch_4args +5.0%, cuCtxGetCurrent +25.0%');
+    expect(line).toContain(
+      'in this run the standalone process (native-c: one process, BENCH_PIN=15) vs the in-process floor: launch_0args +5.0%, launch_4args +5.0%, cuCtxGetCurrent +25.0%',
+    );
     expect(floorLine(results(3800, 4000), floor)).toContain('launch_0args -5.0%');
   });
 
@@ -133,19 +169,24 @@ describe('the floor line', () => {
     expect(floorLine(r, floor)).toContain('standalone vs in-process in this run: not measured (native-c: build.sh failed (1): no libcuda)');
   });
 
-  test('the runtimes table gives each runtime\'s C floor beside the standalone one', () => {
+  test("the runtimes table gives each runtime's C floor beside the standalone one", () => {
     const all: ImplResult[] = [...results(4200, 4000), { impl: 'native-c-inproc-bun', meta: {}, rows: { launch_0args: row(4400), launch_4args: row(4500) } }];
-    expect(floorsLine(all)).toBe('  C floor per runtime, launch_0args / launch_4args ns (in-process, pinned as each line says): Node 4000 / 8000, Bun 4400 / 4500; standalone native-c (one process) 4200 / 8400');
+    expect(floorsLine(all)).toBe(
+      '  C floor per runtime, launch_0args / launch_4args ns (in-process, pinned as each line says): Node 4000 / 8000, Bun 4400 / 4500; standalone native-c (one process) 4200 / 8400',
+    );
     expect(floorsLine([])).toBeUndefined();
   });
 
-  test('the GPU-local core: nvidia-smi topo\'s CPU affinity, never CPU 0 where another is allowed', () => {
+  test("the GPU-local core: nvidia-smi topo's CPU affinity, never CPU 0 where another is allowed", () => {
     expect(parseCpuList('0-3,8,10-11')).toEqual([0, 1, 2, 3, 8, 10, 11]);
     expect(parseCpuList('x')).toBeUndefined();
     expect(compact([0, 1, 2, 3, 8])).toBe('0-3,8');
     const topo = '\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-15\t0\t\tN/A\n';
     expect(parseTopo(topo, 0)).toEqual({ cpus: Array.from({ length: 16 }, (_, i) => i), numa: 0 });
-    const nodes = new Map([[0, [0, 1, 2, 3]], [1, [4, 5, 6, 7]]]);
+    const nodes = new Map([
+      [0, [0, 1, 2, 3]],
+      [1, [4, 5, 6, 7]],
+    ]);
     const cores = pickCores([0, 1, 2, 3, 4, 5, 6, 7], { cpus: [0, 1, 2, 3], numa: 0, source: 'nvidia-smi topo -m' }, nodes);
     expect(cores).toMatchObject({ local: 3, remote: 7, spare: 2 });
     expect(pickCores([0], { source: 'unknown' }, new Map()).local).toBe(0);

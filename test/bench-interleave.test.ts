@@ -1,7 +1,21 @@
 // bench/interleave.ts, measureImports (bench/startup.ts) and importVerdicts (bench/import.ts): the
 // sub-block interleaving and the judging, on synthetic passes timed by a fake clock (no GPU, no timing
 // noise); and bench/gpu.ts's raw and typed passes against bench.c's loops (same calls per pass).
-import { QUIET_SLACK, blockPlan, judge, judgeRatios, measureInterleaved, medianInterval, quietFloor, quietRatioStats, ratioStats, ratioWords, rotation, type InterleavedMeasuredRow, type Pass } from '../bench/interleave';
+import {
+  QUIET_SLACK,
+  blockPlan,
+  judge,
+  judgeRatios,
+  measureInterleaved,
+  medianInterval,
+  quietFloor,
+  quietRatioStats,
+  ratioStats,
+  ratioWords,
+  rotation,
+  type InterleavedMeasuredRow,
+  type Pass,
+} from '../bench/interleave';
 import { IMPORT_TARGETS, measureImports, type ImportCase } from '../bench/startup';
 import { importVerdicts } from '../bench/import';
 import { rawPasses, typedPasses, fresh, type RawApi, type State } from '../bench/gpu';
@@ -71,19 +85,32 @@ describe('measureInterleaved', () => {
     const f = fakeBench({ A: 10, B: 12, C: 20 });
     const got = measureInterleaved({ name: 'row', ops: 20_000, warm: 2000, unit: 'ns', granule: 1000, blocks: 5, passes: f.passes }, 2, f.clock);
     // Warm-up: one untimed pass each, with the warm-up count.
-    expect(f.log.slice(0, 3)).toEqual([{ impl: 'A', ops: 2000, timed: false }, { impl: 'B', ops: 2000, timed: false }, { impl: 'C', ops: 2000, timed: false }]);
+    expect(f.log.slice(0, 3)).toEqual([
+      { impl: 'A', ops: 2000, timed: false },
+      { impl: 'B', ops: 2000, timed: false },
+      { impl: 'C', ops: 2000, timed: false },
+    ]);
     const timed = f.log.slice(3);
     expect(timed.every((x) => x.timed && x.ops === 4000)).toBe(true);
     expect(timed.length).toBe(2 * 5 * 3);
     // Order: the rotation advances every sub-block, across repetitions too.
     const order = [];
-    for (let i = 0; i < timed.length; i += 3) order.push(timed.slice(i, i + 3).map((x) => x.impl).join(''));
+    for (let i = 0; i < timed.length; i += 3)
+      order.push(
+        timed
+          .slice(i, i + 3)
+          .map((x) => x.impl)
+          .join(''),
+      );
     expect(order).toEqual(['ABC', 'BCA', 'CAB', 'ABC', 'BCA', 'CAB', 'ABC', 'BCA', 'CAB', 'ABC']);
     const a = measured(got.A);
     const b = measured(got.B);
     expect(a.reps).toEqual([10, 10]);
     expect(b.reps).toEqual([12, 12]);
-    expect(a.blocks).toEqual([[10, 10, 10, 10, 10], [10, 10, 10, 10, 10]]);
+    expect(a.blocks).toEqual([
+      [10, 10, 10, 10, 10],
+      [10, 10, 10, 10, 10],
+    ]);
     expect(a.n).toBe(20_000);
     expect(a.block_ops).toBe(4000);
     expect(a.interleaved).toBe(true);
@@ -132,7 +159,12 @@ describe('measureInterleaved', () => {
   test('a pass that throws is skipped with its reason; the others are measured', () => {
     const f = fakeBench({ A: 10 });
     let n = 0;
-    const passes: Record<string, Pass> = { ...f.passes, bad: () => { if (++n > 2) throw new Error('CUresult 700'); } };
+    const passes: Record<string, Pass> = {
+      ...f.passes,
+      bad: () => {
+        if (++n > 2) throw new Error('CUresult 700');
+      },
+    };
     const got = measureInterleaved({ name: 'row', ops: 5000, warm: 100, unit: 'ns', blocks: 5, passes }, 2, f.clock);
     expect(got.bad).toEqual({ skipped: 'CUresult 700' });
     expect(measured(got.A).reps).toEqual([10, 10]);
@@ -180,7 +212,7 @@ describe('quiet repetitions (a contended core slows C and the JS columns unevenl
   });
 });
 
-describe('the median\'s 95% interval', () => {
+describe("the median's 95% interval", () => {
   /** Coverage of the order statistics x(k), x(n+1-k) as an interval of the median: 1 - 2 P(Bin(n, 1/2) < k). */
   const coverage = (n: number, k: number) => {
     let below = 0;
@@ -219,7 +251,10 @@ describe('the median\'s 95% interval', () => {
     expect(judgeRatios(q, 2, 'lower')).toBe('PASS');
     expect(ratioWords(q)).toBe('1.700x [1.700-1.700; 21 reps, min-max 1.700-2.300]');
     // ... and a state that holds most repetitions still fails the target
-    const mostlySlow = ratioStats(Array.from({ length: 21 }, (_, i) => (i % 4 === 1 ? fast : slow)), Array(21).fill(1));
+    const mostlySlow = ratioStats(
+      Array.from({ length: 21 }, (_, i) => (i % 4 === 1 ? fast : slow)),
+      Array(21).fill(1),
+    );
     expect(judgeRatios(mostlySlow, 2, 'lower')).toBe('FAIL');
   });
 });
@@ -246,7 +281,11 @@ describe('measureImports', () => {
     slow = 4; // the 5th timed spawn: round 0, second rotation (driver objects koffi) -> objects
     const got = measureImports(cases, 2, 3, spawn);
     expect(order.slice(0, 3)).toEqual(['koffi', 'driver', 'objects']); // untimed
-    expect(order.slice(3).join(' ')).toBe(['koffi driver objects', 'driver objects koffi', 'objects koffi driver', 'koffi driver objects', 'driver objects koffi', 'objects koffi driver'].join(' '));
+    expect(order.slice(3).join(' ')).toBe(
+      ['koffi driver objects', 'driver objects koffi', 'objects koffi driver', 'koffi driver objects', 'driver objects koffi', 'objects koffi driver'].join(
+        ' ',
+      ),
+    );
     const objects = got.find((r) => r.name === 'objects')!;
     const ob = base.objects;
     expect(objects.spawns![0]).toEqual([ob, ob + 40, ob]);
@@ -283,18 +322,43 @@ describe("bench/gpu.ts passes do bench.c's work", () => {
   const cCalls = (row: string, ops: number): Record<string, number> => {
     const tailSync = ops % BATCH ? 1 : 0;
     switch (row) {
-      case 'cuCtxGetCurrent': return { cuCtxGetCurrent: ops };
-      case 'cuDeviceGetAttribute': return { cuDeviceGetAttribute: ops };
-      case 'launch_0args': case 'launch_4args': case 'launch_16args': return { cuLaunchKernel: ops, cuStreamSynchronize: Math.floor(ops / BATCH) + tailSync };
-      case 'launch_sync': return { cuLaunchKernel: ops, cuStreamSynchronize: ops };
-      case 'event_record_elapsed': return { cuEventRecord: 2 * ops, cuEventSynchronize: ops, cuEventElapsedTime: ops };
-      case 'alloc_free_async_1MiB': return { cuMemAllocAsync: ops, cuMemFreeAsync: ops, cuStreamSynchronize: Math.floor(ops / BATCH) + tailSync };
-      case 'h2d_pinned_256MiB': case 'h2d_pageable_256MiB': return { cuMemcpyHtoDAsync: ops, cuStreamSynchronize: 1 };
-      case 'd2h_pinned_256MiB': case 'd2h_pageable_256MiB': return { cuMemcpyDtoHAsync: ops, cuStreamSynchronize: 1 };
-      default: throw new Error(`no C pass for ${row}`);
+      case 'cuCtxGetCurrent':
+        return { cuCtxGetCurrent: ops };
+      case 'cuDeviceGetAttribute':
+        return { cuDeviceGetAttribute: ops };
+      case 'launch_0args':
+      case 'launch_4args':
+      case 'launch_16args':
+        return { cuLaunchKernel: ops, cuStreamSynchronize: Math.floor(ops / BATCH) + tailSync };
+      case 'launch_sync':
+        return { cuLaunchKernel: ops, cuStreamSynchronize: ops };
+      case 'event_record_elapsed':
+        return { cuEventRecord: 2 * ops, cuEventSynchronize: ops, cuEventElapsedTime: ops };
+      case 'alloc_free_async_1MiB':
+        return { cuMemAllocAsync: ops, cuMemFreeAsync: ops, cuStreamSynchronize: Math.floor(ops / BATCH) + tailSync };
+      case 'h2d_pinned_256MiB':
+      case 'h2d_pageable_256MiB':
+        return { cuMemcpyHtoDAsync: ops, cuStreamSynchronize: 1 };
+      case 'd2h_pinned_256MiB':
+      case 'd2h_pageable_256MiB':
+        return { cuMemcpyDtoHAsync: ops, cuStreamSynchronize: 1 };
+      default:
+        throw new Error(`no C pass for ${row}`);
     }
   };
-  const names = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize'];
+  const names = [
+    'cuCtxGetCurrent',
+    'cuDeviceGetAttribute',
+    'cuEventElapsedTime',
+    'cuEventRecord',
+    'cuEventSynchronize',
+    'cuLaunchKernel',
+    'cuMemAllocAsync',
+    'cuMemFreeAsync',
+    'cuMemcpyDtoHAsync',
+    'cuMemcpyHtoDAsync',
+    'cuStreamSynchronize',
+  ];
   const counting = (typed: boolean) => {
     const counts: Record<string, number> = {};
     const api: Record<string, (...a: unknown[]) => unknown> = {};
@@ -302,15 +366,58 @@ describe("bench/gpu.ts passes do bench.c's work", () => {
       api[n] = () => {
         counts[n] = (counts[n] ?? 0) + 1;
         if (!typed) return 0; // CUresult
-        return n === 'cuCtxGetCurrent' ? 0x1234 : n === 'cuDeviceGetAttribute' ? 132 : n === 'cuMemAllocAsync' ? 0x7000_0000 : n === 'cuEventElapsedTime' ? 0.01 : undefined;
+        return n === 'cuCtxGetCurrent'
+          ? 0x1234
+          : n === 'cuDeviceGetAttribute'
+            ? 132
+            : n === 'cuMemAllocAsync'
+              ? 0x7000_0000
+              : n === 'cuEventElapsedTime'
+                ? 0.01
+                : undefined;
       };
     }
     return { api, counts };
   };
-  const ROW_NAMES = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB'];
-  const S = { dev: 0, stream: 1, fEmpty: 2, fArgs4: 3, fArgs16: 4, params4: new BigUint64Array(4), params16: new BigUint64Array(16), evStart: 5, evStop: 6, dBig: 7, hPinned: 8, hPageable: new Uint8Array(8), attrSm: 16, BATCH, ALLOC_BYTES: 1 << 20, COPY_BYTES: 1 << 28, copies: true } as State;
+  const ROW_NAMES = [
+    'cuCtxGetCurrent',
+    'cuDeviceGetAttribute',
+    'launch_0args',
+    'launch_4args',
+    'launch_16args',
+    'launch_sync',
+    'event_record_elapsed',
+    'alloc_free_async_1MiB',
+    'h2d_pinned_256MiB',
+    'd2h_pinned_256MiB',
+    'h2d_pageable_256MiB',
+    'd2h_pageable_256MiB',
+  ];
+  const S = {
+    dev: 0,
+    stream: 1,
+    fEmpty: 2,
+    fArgs4: 3,
+    fArgs16: 4,
+    params4: new BigUint64Array(4),
+    params16: new BigUint64Array(16),
+    evStart: 5,
+    evStop: 6,
+    dBig: 7,
+    hPinned: 8,
+    hPageable: new Uint8Array(8),
+    attrSm: 16,
+    BATCH,
+    ALLOC_BYTES: 1 << 20,
+    COPY_BYTES: 1 << 28,
+    copies: true,
+  } as State;
 
-  for (const [layer, make] of [['raw', rawPasses], ['typed', typedPasses], ['raw (fresh copy)', fresh(rawPasses)]] as const) {
+  for (const [layer, make] of [
+    ['raw', rawPasses],
+    ['typed', typedPasses],
+    ['raw (fresh copy)', fresh(rawPasses)],
+  ] as const) {
     test(`${layer}: every row's pass makes the calls of bench.c's, for whole and partial batches`, () => {
       for (const ops of [4000, 2500, 1]) {
         for (const row of ROW_NAMES) {
@@ -322,7 +429,13 @@ describe("bench/gpu.ts passes do bench.c's work", () => {
       }
     });
     test(`${layer}: without the copy buffers (set-up's copies: false) there are no copy rows, the others remain`, () => {
-      const passes = (make as (a: unknown, s: State) => Record<string, (ops: number) => void>)(counting(layer === 'typed').api as unknown as RawApi, { ...S, copies: false, dBig: 0, hPinned: 0, hPageable: new Uint8Array(0) });
+      const passes = (make as (a: unknown, s: State) => Record<string, (ops: number) => void>)(counting(layer === 'typed').api as unknown as RawApi, {
+        ...S,
+        copies: false,
+        dBig: 0,
+        hPinned: 0,
+        hPageable: new Uint8Array(0),
+      });
       expect(Object.keys(passes).sort()).toEqual(ROW_NAMES.filter((r) => !COPY_ROWS.includes(r)).sort());
     });
   }

@@ -19,7 +19,14 @@ function results(launch: { node: number[]; bun: number[]; deno: number[] }): Imp
   const out: ImplResult[] = [];
   for (const rt of ['node', 'bun', 'deno'] as const) {
     const C = [2000, 2000, 2000];
-    out.push(impl(runtimeImpl('native-c-inproc', rt), { cuCtxGetCurrent: row(10, 10, 10), cuDeviceGetAttribute: row(10, 10, 10), launch_0args: row(...C), launch_4args: row(...C) }));
+    out.push(
+      impl(runtimeImpl('native-c-inproc', rt), {
+        cuCtxGetCurrent: row(10, 10, 10),
+        cuDeviceGetAttribute: row(10, 10, 10),
+        launch_0args: row(...C),
+        launch_4args: row(...C),
+      }),
+    );
     const typed = rt === 'deno' ? 30 : 15;
     out.push(impl(runtimeImpl('cuda-ts-typed', rt), { cuCtxGetCurrent: row(typed, typed, typed), cuDeviceGetAttribute: row(typed, typed, typed) }));
     out.push(impl(runtimeImpl('cuda-ts-objects', rt), { launch_0args: row(...launch[rt]), launch_4args: row(...launch[rt]) }));
@@ -28,12 +35,14 @@ function results(launch: { node: number[]; bun: number[]; deno: number[] }): Imp
 }
 
 describe('runtimeVerdicts', () => {
-  test('trivial typed call ≤ 2× C per child runtime, each against its own process\'s C', () => {
+  test("trivial typed call ≤ 2× C per child runtime, each against its own process's C", () => {
     const v = runtimeVerdicts(results({ node: [2200, 2200, 2200], bun: [2000, 2040, 2050], deno: [2100, 2100, 2100] }));
     const trivial = v.filter((x) => x.target.includes('trivial'));
     expect(trivial.map((x) => [x.target.split(':')[0], x.row, x.verdict])).toEqual([
-      ['Bun', 'cuCtxGetCurrent', 'PASS'], ['Bun', 'cuDeviceGetAttribute', 'PASS'],
-      ['Deno', 'cuCtxGetCurrent', 'FAIL'], ['Deno', 'cuDeviceGetAttribute', 'FAIL'],
+      ['Bun', 'cuCtxGetCurrent', 'PASS'],
+      ['Bun', 'cuDeviceGetAttribute', 'PASS'],
+      ['Deno', 'cuCtxGetCurrent', 'FAIL'],
+      ['Deno', 'cuDeviceGetAttribute', 'FAIL'],
     ]);
     expect(trivial[0].judged).toBe('cuda-ts-typed-bun vs native-c-inproc-bun');
     expect(trivial[0].value).toBe("1.500x [1.500-1.500]; all reps: only 3 of 3 quiet (C ≤ 1.3× the run's quiet floor 10.00 ns)");
@@ -63,26 +72,37 @@ describe('runtimeVerdicts', () => {
     const l0 = v.filter((x) => x.row === 'launch_0args');
     expect(l0.map((x) => x.verdict)).toEqual(['FAIL', 'noisy', 'FAIL', 'noisy']);
     expect(l0[3].target).toBe('objects launch ≤ 1.03× C under at least one runtime');
-    const pass = runtimeVerdicts(results({ node: [2200, 2200, 2200], bun: [2000, 2040, 2050], deno: [2100, 2100, 2100] })).filter((x) => x.row === 'launch_4args');
+    const pass = runtimeVerdicts(results({ node: [2200, 2200, 2200], bun: [2000, 2040, 2050], deno: [2100, 2100, 2100] })).filter(
+      (x) => x.row === 'launch_4args',
+    );
     expect(pass.map((x) => x.verdict)).toEqual(['FAIL', 'PASS', 'FAIL', 'PASS']);
     expect(pass[3].judged).toBe('cuda-ts-objects, cuda-ts-objects-bun, cuda-ts-objects-deno');
   });
 
   test('a runtime that did not run is SKIP with its reason, never a crash', () => {
     const all = results({ node: [2000, 2000, 2000], bun: [1, 1, 1], deno: [1, 1, 1] }).filter((r) => !r.impl.endsWith('-bun') && !r.impl.endsWith('-deno'));
-    all.push(...skippedImpls('bun', 'bun not found (set BUN, put it on PATH or at /tmp/bun/bun)'), ...skippedImpls('deno', 'deno 2.9.6: driver setup failed: no GPU'));
+    all.push(
+      ...skippedImpls('bun', 'bun not found (set BUN, put it on PATH or at /tmp/bun/bun)'),
+      ...skippedImpls('deno', 'deno 2.9.6: driver setup failed: no GPU'),
+    );
     const v = runtimeVerdicts(all);
     const bun = v.find((x) => x.target.startsWith('Bun: trivial'))!;
     expect(bun.verdict).toBe('SKIP');
     expect(bun.why).toContain('bun not found');
     expect(v.find((x) => x.target.startsWith('Deno: objects'))!.why).toContain('no GPU');
     expect(v.filter((x) => x.target.includes('at least one')).map((x) => x.verdict)).toEqual(['PASS', 'PASS']);
-    expect(anyRuntime('t', 'r', v.filter((x) => x.verdict === 'SKIP')).verdict).toBe('SKIP');
+    expect(
+      anyRuntime(
+        't',
+        'r',
+        v.filter((x) => x.verdict === 'SKIP'),
+      ).verdict,
+    ).toBe('SKIP');
   });
 });
 
 describe('runtimeTable', () => {
-  test('per runtime its C, raw, typed, objects, ratios to that runtime\'s C; skipped runtimes named by reason', () => {
+  test("per runtime its C, raw, typed, objects, ratios to that runtime's C; skipped runtimes named by reason", () => {
     const all = results({ node: [2200, 2200, 2200], bun: [2000, 2000, 2000], deno: [2100, 2100, 2100] }).filter((r) => !r.impl.endsWith('-deno'));
     all.push(...skippedImpls('deno', 'deno not found (set DENO, put it on PATH or at /tmp/deno/deno)'));
     const text = runtimeTable(all);
@@ -99,14 +119,24 @@ describe('runtimeTable', () => {
 
   test('says which FFI each child runtime bound the timed functions through and how it loaded C', () => {
     const all = results({ node: [1], bun: [1], deno: [1] });
-    all.find((r) => r.impl === 'cuda-ts-typed-bun')!.meta = { version: '1.4.5', backends: { cuCtxGetCurrent: { backend: 'bun' }, cuLaunchKernel: { backend: 'koffi', reason: 'too many arguments' } }, native_c_loaded_by: 'bun:ffi dlopen' };
+    all.find((r) => r.impl === 'cuda-ts-typed-bun')!.meta = {
+      version: '1.4.5',
+      backends: { cuCtxGetCurrent: { backend: 'bun' }, cuLaunchKernel: { backend: 'koffi', reason: 'too many arguments' } },
+      native_c_loaded_by: 'bun:ffi dlopen',
+    };
     expect(runtimeTable(all)).toContain('  Bun 1.4.5: cuCtxGetCurrent via bun, cuLaunchKernel via koffi (too many arguments); C loaded by bun:ffi dlopen');
   });
 });
 
 describe('runtimes-gpu', () => {
-  test('a child result becomes the runtime\'s columns; an implementation without passes is skipped with its note', () => {
-    const res = { runtime: 'bun', version: '1.4.5', meta: { native_c_loaded_by: 'bun:ffi dlopen' }, rows: { 'native-c-inproc': { launch_0args: row(1, 2, 3) }, 'cuda-ts-typed': { cuCtxGetCurrent: row(4, 5, 6) } }, notes: { 'cuda-ts-objects': 'Module.fromPTX: no GPU' } };
+  test("a child result becomes the runtime's columns; an implementation without passes is skipped with its note", () => {
+    const res = {
+      runtime: 'bun',
+      version: '1.4.5',
+      meta: { native_c_loaded_by: 'bun:ffi dlopen' },
+      rows: { 'native-c-inproc': { launch_0args: row(1, 2, 3) }, 'cuda-ts-typed': { cuCtxGetCurrent: row(4, 5, 6) } },
+      notes: { 'cuda-ts-objects': 'Module.fromPTX: no GPU' },
+    };
     const impls = childImpls('bun', res);
     expect(impls.map((r) => r.impl)).toEqual(CHILD_IMPLS.map((i) => `${i}-bun`));
     expect(impls[0].rows.launch_0args).toEqual(row(1, 2, 3));
@@ -128,7 +158,10 @@ describe('chartRowsFrom with runtime columns', () => {
     expect(l0.ratios).toEqual({ 'cuda-ts-objects': 1.1, 'cuda-ts-objects-bun': 1.5, 'cuda-ts-objects-deno': 2 });
     const bunC = results({ node: [1], bun: [1], deno: [1] }).find((r) => r.impl === 'native-c-inproc-bun')!;
     bunC.rows.launch_0args = row(1000, 1000, 1000);
-    const halved = chartRowsFrom([...results({ node: [2200, 2200, 2200], bun: [3000, 3000, 3000], deno: [4000, 4000, 4000] }).filter((r) => r.impl !== 'native-c-inproc-bun'), bunC]);
+    const halved = chartRowsFrom([
+      ...results({ node: [2200, 2200, 2200], bun: [3000, 3000, 3000], deno: [4000, 4000, 4000] }).filter((r) => r.impl !== 'native-c-inproc-bun'),
+      bunC,
+    ]);
     expect(halved.find((r) => r.label === 'launch_0args')!.ratios['cuda-ts-objects-bun']).toBe(3);
   });
 });
@@ -142,9 +175,15 @@ describe('the Bun and Deno children, without a driver', () => {
   };
   for (const rt of ['bun', 'deno'] as const) {
     const found = 'path' in findRuntimeBinary(rt);
-    (found ? test : test.skip)(`${rt}: the child loads the tree and reports driver setup's failure as the reason, no crash`, async () => {
-      await expect(runtimeGpu(rt, spawn, undefined)).rejects.toThrow(new RegExp(`^${rt} [0-9.]+: driver setup failed: .*CUDA_TS_DRIVER_LIBRARY=/nonexistent/libcuda.so.1 names no file`));
-    }, 120_000);
+    (found ? test : test.skip)(
+      `${rt}: the child loads the tree and reports driver setup's failure as the reason, no crash`,
+      async () => {
+        await expect(runtimeGpu(rt, spawn, undefined)).rejects.toThrow(
+          new RegExp(`^${rt} [0-9.]+: driver setup failed: .*CUDA_TS_DRIVER_LIBRARY=/nonexistent/libcuda.so.1 names no file`),
+        );
+      },
+      120_000,
+    );
   }
 });
 
@@ -157,33 +196,63 @@ describe('the bare-FFI column (bench/ffi-bare.ts) under Bun and Deno, on a stand
   const gcc = spawnSync('gcc', ['--version']).status === 0;
   for (const rt of ['bun', 'deno'] as const) {
     const bin = findRuntimeBinary(rt);
-    (gcc && 'path' in bin ? test : test.skip)(`${rt}: bare rows beside the objects layer's, and a clean exit`, () => {
-      const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bare-'));
-      try {
-        const built = spawnSync('gcc', ['-O2', '-shared', '-fPIC', '-Wl,-soname,libcuda.so.1', '-o', join(dir, 'libcuda.so.1'), join(__dirname, '..', 'bench', 'native', 'fake-cuda-launch.c')], { encoding: 'utf8' });
-        expect(built.stderr).toBe('');
-        const out = join(dir, 'result.json');
-        const tree = childTree();
-        const [cmd, ...args] = childCommand(rt, (bin as { path: string }).path, join(tree, 'bench', 'runtime-child.js'));
-        const env: NodeJS.ProcessEnv = {
-          ...process.env, LD_LIBRARY_PATH: dir, BENCH_SCALE: '0.02', BENCH_REPS: '3', BENCH_CHILD_BARE: '1', BENCH_CHILD_OUT: out,
-          BENCH_CHILD_IMPLS: 'ffi-bare,cuda-ts-objects', BENCH_CHILD_ROWS: 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_4args',
-          BENCH_PTX: join(__dirname, '..', 'bench', 'native', 'kernels.ptx'),
-          // frequent collections under Deno (V8), so memory an address outlived is freed while in use
-          DENO_V8_FLAGS: '--gc-interval=20000',
-        };
-        for (const k of ['CUDA_TS_FFI', 'CUDA_TS_DRIVER_LIBRARY', 'BENCH_NATIVE_LIB']) delete env[k];
-        const r = spawnSync(cmd, args, { cwd: tree, env, encoding: 'utf8', timeout: 120_000 });
-        expect({ status: r.status, signal: r.signal, stderr: r.stderr.split('\n').slice(-5).join('\n') }).toEqual({ status: 0, signal: null, stderr: expect.any(String) });
-        const res = JSON.parse(readFileSync(out, 'utf8')) as { rows: Record<string, Record<string, { median?: number }>>; meta: Record<string, unknown>; skipped?: string };
-        expect(res.skipped).toBeUndefined();
-        expect(res.meta.ffi_bare).toMatch(rt === 'deno' ? /^Deno\.dlopen/ : /^bun:ffi/);
-        expect(Object.keys(res.rows['ffi-bare']).sort()).toEqual(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_4args']);
-        for (const m of Object.values(res.rows['ffi-bare'])) expect(m.median).toBeGreaterThan(0);
-        expect(Object.keys(res.rows['cuda-ts-objects']).sort()).toEqual(['cuDeviceGetAttribute', 'launch_4args']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }, 180_000);
+    (gcc && 'path' in bin ? test : test.skip)(
+      `${rt}: bare rows beside the objects layer's, and a clean exit`,
+      () => {
+        const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bare-'));
+        try {
+          const built = spawnSync(
+            'gcc',
+            [
+              '-O2',
+              '-shared',
+              '-fPIC',
+              '-Wl,-soname,libcuda.so.1',
+              '-o',
+              join(dir, 'libcuda.so.1'),
+              join(__dirname, '..', 'bench', 'native', 'fake-cuda-launch.c'),
+            ],
+            { encoding: 'utf8' },
+          );
+          expect(built.stderr).toBe('');
+          const out = join(dir, 'result.json');
+          const tree = childTree();
+          const [cmd, ...args] = childCommand(rt, (bin as { path: string }).path, join(tree, 'bench', 'runtime-child.js'));
+          const env: NodeJS.ProcessEnv = {
+            ...process.env,
+            LD_LIBRARY_PATH: dir,
+            BENCH_SCALE: '0.02',
+            BENCH_REPS: '3',
+            BENCH_CHILD_BARE: '1',
+            BENCH_CHILD_OUT: out,
+            BENCH_CHILD_IMPLS: 'ffi-bare,cuda-ts-objects',
+            BENCH_CHILD_ROWS: 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_4args',
+            BENCH_PTX: join(__dirname, '..', 'bench', 'native', 'kernels.ptx'),
+            // frequent collections under Deno (V8), so memory an address outlived is freed while in use
+            DENO_V8_FLAGS: '--gc-interval=20000',
+          };
+          for (const k of ['CUDA_TS_FFI', 'CUDA_TS_DRIVER_LIBRARY', 'BENCH_NATIVE_LIB']) delete env[k];
+          const r = spawnSync(cmd, args, { cwd: tree, env, encoding: 'utf8', timeout: 120_000 });
+          expect({ status: r.status, signal: r.signal, stderr: r.stderr.split('\n').slice(-5).join('\n') }).toEqual({
+            status: 0,
+            signal: null,
+            stderr: expect.any(String),
+          });
+          const res = JSON.parse(readFileSync(out, 'utf8')) as {
+            rows: Record<string, Record<string, { median?: number }>>;
+            meta: Record<string, unknown>;
+            skipped?: string;
+          };
+          expect(res.skipped).toBeUndefined();
+          expect(res.meta.ffi_bare).toMatch(rt === 'deno' ? /^Deno\.dlopen/ : /^bun:ffi/);
+          expect(Object.keys(res.rows['ffi-bare']).sort()).toEqual(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_4args']);
+          for (const m of Object.values(res.rows['ffi-bare'])) expect(m.median).toBeGreaterThan(0);
+          expect(Object.keys(res.rows['cuda-ts-objects']).sort()).toEqual(['cuDeviceGetAttribute', 'launch_4args']);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      180_000,
+    );
   }
 });

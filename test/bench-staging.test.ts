@@ -40,17 +40,48 @@ test('sizes run from 1 MiB to 256 MiB and are labelled as the rows name them', (
 
 test('the crossover is the smallest size from which staged wins (by the margin) at every larger size', () => {
   // staged loses below 4 MiB
-  expect(crossover(rows(() => 6, (n) => (n >= 4 * MiB ? 12 : 3)), 'h2d')).toBe(4 * MiB);
+  expect(
+    crossover(
+      rows(
+        () => 6,
+        (n) => (n >= 4 * MiB ? 12 : 3),
+      ),
+      'h2d',
+    ),
+  ).toBe(4 * MiB);
   // a loss at 16 MiB moves the crossover above it, whatever happens below
-  expect(crossover(rows(() => 6, (n) => (n === 16 * MiB ? 5 : 12)), 'h2d')).toBe(32 * MiB);
+  expect(
+    crossover(
+      rows(
+        () => 6,
+        (n) => (n === 16 * MiB ? 5 : 12),
+      ),
+      'h2d',
+    ),
+  ).toBe(32 * MiB);
   // staging never wins, or the largest size is missing
-  expect(crossover(rows(() => 6, () => 5), 'd2h')).toBeUndefined();
-  const missing = rows(() => 6, () => 12);
+  expect(
+    crossover(
+      rows(
+        () => 6,
+        () => 5,
+      ),
+      'd2h',
+    ),
+  ).toBeUndefined();
+  const missing = rows(
+    () => 6,
+    () => 12,
+  );
   delete missing.d2h_256MiB_staged;
   expect(crossover(missing, 'd2h')).toBeUndefined();
   expect(crossover(missing, 'h2d')).toBe(MiB);
   // a margin: 6.2 beats 6 but not by 5 %; another row suffix
-  const near = rows(() => 6, (n) => (n >= 64 * MiB ? 6.5 : 6.2), 'staged_t4');
+  const near = rows(
+    () => 6,
+    (n) => (n >= 64 * MiB ? 6.5 : 6.2),
+    'staged_t4',
+  );
   expect(crossover(near, 'h2d', STAGING_SIZES, 'staged_t4')).toBe(MiB);
   expect(crossover(near, 'h2d', STAGING_SIZES, 'staged_t4', 1.05)).toBe(64 * MiB);
 });
@@ -78,25 +109,40 @@ test('the recommendation: threads per direction, the crossover with them, one ch
   r.h2d_256MiB_perCopy3 = flat(17); // within 3 % of two chunks per copy (16.8): two stay
   r.h2d_256MiB_perCopy4 = flat(16);
   expect(recommend(r, 8 * MiB).chunksPerCopy).toBe(2);
-  expect(adviceLiteral(a, 2, 8 * MiB)).toBe('STAGING_DEFAULTS = { upload: { minBytes: 8 << 20, hostThreads: 4 }, download: { minBytes: Infinity, hostThreads: 4 }, chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 }');
+  expect(adviceLiteral(a, 2, 8 * MiB)).toBe(
+    'STAGING_DEFAULTS = { upload: { minBytes: 8 << 20, hostThreads: 4 }, download: { minBytes: Infinity, hostThreads: 4 }, chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 }',
+  );
   r.h2d_256MiB_perCopy4 = flat(19); // clearly faster: four, and the bound rises with it
   r.h2d_256MiB_chunk16MiB = flat(20); // now clearly faster than the default chunk
   const b = recommend(r, 8 * MiB);
   expect([b.chunkBytes, b.chunksPerCopy]).toEqual([16 * MiB, 4]);
   expect(adviceLiteral(b, 2, 8 * MiB)).toMatch(/chunkBytes: 16 << 20, maxChunks: 4, chunksPerCopy: 4 \}$/);
   // no chunk rows (nothing staged, or the sweep failed): chunkBytes null, the literal keeps the default
-  const none = recommend(allModes(() => 20, () => 10), 8 * MiB);
+  const none = recommend(
+    allModes(
+      () => 20,
+      () => 10,
+    ),
+    8 * MiB,
+  );
   expect(none).toEqual({ upload: { minBytes: null, hostThreads: 0 }, download: { minBytes: null, hostThreads: 0 }, chunkBytes: null, chunksPerCopy: null });
   expect(adviceLiteral(none, 2, 4 * MiB)).toMatch(/chunkBytes: 4 << 20/);
 });
 
 test('verdicts: 1.5x the direct path per repetition, and the main table against CuPy', () => {
-  const r = rows(() => 6.4, () => 6.4);
+  const r = rows(
+    () => 6.4,
+    () => 6.4,
+  );
   r.h2d_256MiB_staged = row([10, 10.5, 11, 9.9, 10.2]); // ≥ 1.5 × 6.4 = 9.6 in every repetition
   r.d2h_256MiB_direct = row([10, 10, 10, 10, 10]);
   r.d2h_256MiB_staged = row([14, 16, 15, 16, 15.5]); // 1.4-1.6: crosses the target
   const staging: ImplResult = { impl: 'cuda-ts-staging', meta: {}, rows: r };
-  const main: Record<string, number> = { 'cuda-ts-objects/h2d_pageable_256MiB': 10.4, 'cupy/h2d_pageable_256MiB': 7.2, 'cuda-ts-objects/d2h_pageable_256MiB': 14 };
+  const main: Record<string, number> = {
+    'cuda-ts-objects/h2d_pageable_256MiB': 10.4,
+    'cupy/h2d_pageable_256MiB': 7.2,
+    'cuda-ts-objects/d2h_pageable_256MiB': 14,
+  };
   const v = stagingVerdicts(staging, (impl, name) => main[`${impl}/${name}`]);
   expect(v.slice(0, 4).map((x) => [x.row, x.verdict])).toEqual([
     ['h2d_256MiB', 'PASS'],
@@ -111,7 +157,10 @@ test('verdicts: 1.5x the direct path per repetition, and the main table against 
 });
 
 test("verdicts on the recommended defaults: their row (staged with the threads, or direct) against CuPy's same run and 1.5x the issue's rows", () => {
-  const r = allModes((dir) => (dir === 'h2d' ? 7 : 16), (dir, _n, t) => (dir === 'h2d' ? 8 + t : 12));
+  const r = allModes(
+    (dir) => (dir === 'h2d' ? 7 : 16),
+    (dir, _n, t) => (dir === 'h2d' ? 8 + t : 12),
+  );
   const staging: ImplResult = {
     impl: 'cuda-ts-staging',
     meta: {
@@ -129,11 +178,18 @@ test("verdicts on the recommended defaults: their row (staged with the threads, 
   ]);
   expect(v[3].target).toBe("pageable D2H 256 MiB, recommended defaults: ≥ 1.5× the issue's 9.95 GB/s");
   delete (staging.meta as { cupy256?: unknown }).cupy256;
-  expect(stagingVerdicts(staging, () => undefined).slice(4).map((x) => x.verdict)).toEqual(['SKIP', 'PASS', 'SKIP', 'PASS']);
+  expect(
+    stagingVerdicts(staging, () => undefined)
+      .slice(4)
+      .map((x) => x.verdict),
+  ).toEqual(['SKIP', 'PASS', 'SKIP', 'PASS']);
 });
 
 test('the tables: a line per size and direction with every thread count and CuPy beside; the crossover, settings and recommendation under them', () => {
-  const r = allModes(() => 6, (_d, _n, t) => 8 + t);
+  const r = allModes(
+    () => 6,
+    (_d, _n, t) => 8 + t,
+  );
   for (const n of STAGING_SIZES) for (const dir of ['h2d', 'd2h']) r[`${dir}_${sizeLabel(n)}_staged`] = r[`${dir}_${sizeLabel(n)}_staged_t4`];
   r.d2h_256MiB_nowatch = flat(9.5);
   r.hostcopy_from_pinned_t8 = flat(31);
@@ -155,7 +211,9 @@ test('the tables: a line per size and direction with every thread count and CuPy
   expect(lines.filter((l) => /^\d+MiB /.test(l))).toHaveLength(2 * STAGING_SIZES.length);
   expect(text).toMatch(/D2H \(t4\) 2MiB -, .*3 per copy -, 4 per copy -, helpers not watching 9\.50/);
   expect(text).toMatch(/pinned → pageable t0 -, t2 -, t4 -, t8 31\.00/);
-  expect(text).toMatch(/crossover .*: H2D 1MiB, D2H none .*; in force this run: uploads from 128MiB, 3 threads, downloads never, 3 threads, chunks 8MiB x 2, 2 per copy/);
+  expect(text).toMatch(
+    /crossover .*: H2D 1MiB, D2H none .*; in force this run: uploads from 128MiB, 3 threads, downloads never, 3 threads, chunks 8MiB x 2, 2 per copy/,
+  );
   expect(text).toMatch(/recommended: STAGING_DEFAULTS = \{ … \}/);
   expect(stagingTable({ impl: 'cuda-ts-staging', meta: {}, rows: {}, skipped: 'no GPU' }, undefined)).toBe('pageable copies by size: skipped (no GPU)');
 });

@@ -3,7 +3,23 @@
 // shows. A faithful device gives 0 mismatches; one whose "synchronous" memset returns before it ran (the
 // bug of issue 25 §1) is caught, and the failure shrinks to a handful of operations. The same engine runs
 // on the H200 against the objects layer (test/gpu/buffer-model.gpu.test.ts, test/model/cli.ts).
-import { NO_STREAM, PINNED_BYTES, PINNED_SLOTS, STREAMS, bump, generate, memsetBytes, patternBytes, replay, runModel, shrink, slotSizes, type Executor, type Op, type View } from './model/buffer-model';
+import {
+  NO_STREAM,
+  PINNED_BYTES,
+  PINNED_SLOTS,
+  STREAMS,
+  bump,
+  generate,
+  memsetBytes,
+  patternBytes,
+  replay,
+  runModel,
+  shrink,
+  slotSizes,
+  type Executor,
+  type Op,
+  type View,
+} from './model/buffer-model';
 
 type Bug = 'none' | 'late-memset' | 'late-d2d';
 
@@ -50,7 +66,11 @@ class SimulatedDevice implements Executor {
       case 'memset': {
         const pattern = memsetBytes(op.value, op.width);
         const dst = this.at(op.buf, op.view, op.offset, op.count * op.width);
-        this.submit(this.own(op.buf, op.stream), () => dst.forEach((_, i, a) => (a[i] = pattern[i % op.width])), this.bug === 'late-memset' && this.own(op.buf, op.stream) === NO_STREAM);
+        this.submit(
+          this.own(op.buf, op.stream),
+          () => dst.forEach((_, i, a) => (a[i] = pattern[i % op.width])),
+          this.bug === 'late-memset' && this.own(op.buf, op.stream) === NO_STREAM,
+        );
         return undefined;
       }
       case 'h2d': {
@@ -65,7 +85,11 @@ class SimulatedDevice implements Executor {
       }
       case 'd2d': {
         const s = this.own(op.via === 'copyFrom' ? op.dst : op.src, op.stream);
-        this.submit(s, () => this.at(op.dst, op.dview, op.doff, op.len).set(this.at(op.src, op.sview, op.soff, op.len).slice()), this.bug === 'late-d2d' && s === NO_STREAM);
+        this.submit(
+          s,
+          () => this.at(op.dst, op.dview, op.doff, op.len).set(this.at(op.src, op.sview, op.soff, op.len).slice()),
+          this.bug === 'late-d2d' && s === NO_STREAM,
+        );
         return undefined;
       }
       case 'd2h': {
@@ -138,21 +162,24 @@ describe('buffer model engine (simulated device)', () => {
     }
   });
 
-  test.each(['late-memset', 'late-d2d'] as const)('a "synchronous" call that returns before it ran (%s) is caught in mode none, and shrinks to a few operations', (bug) => {
-    const exec = new SimulatedDevice(bug);
-    const r = runModel(exec, { seed: 3, count: 40_000, mode: 'none', batch: 10_000 });
-    expect(r.mismatch).toBeDefined();
-    const m = r.mismatch!;
-    const small = shrink(exec, m.sizes, m.ops.slice(0, m.mismatch.index + 1), 'none');
-    expect(small.mismatch).toBeDefined();
-    expect(small.ops.length).toBeLessThanOrEqual(4);
-    const kind = bug === 'late-memset' ? 'memset' : 'd2d';
-    const culprit = small.ops.find((o) => o.k === kind) as Extract<Op, { stream: number }>;
-    expect(culprit.stream).toBe(NO_STREAM);
-    // the shrunk sequence fails on replay, and passes on a faithful device
-    expect(replay(new SimulatedDevice(bug), m.sizes, small.ops, 'none')).toBeDefined();
-    expect(replay(new SimulatedDevice('none'), m.sizes, small.ops, 'none')).toBeUndefined();
-  });
+  test.each(['late-memset', 'late-d2d'] as const)(
+    'a "synchronous" call that returns before it ran (%s) is caught in mode none, and shrinks to a few operations',
+    (bug) => {
+      const exec = new SimulatedDevice(bug);
+      const r = runModel(exec, { seed: 3, count: 40_000, mode: 'none', batch: 10_000 });
+      expect(r.mismatch).toBeDefined();
+      const m = r.mismatch!;
+      const small = shrink(exec, m.sizes, m.ops.slice(0, m.mismatch.index + 1), 'none');
+      expect(small.mismatch).toBeDefined();
+      expect(small.ops.length).toBeLessThanOrEqual(4);
+      const kind = bug === 'late-memset' ? 'memset' : 'd2d';
+      const culprit = small.ops.find((o) => o.k === kind) as Extract<Op, { stream: number }>;
+      expect(culprit.stream).toBe(NO_STREAM);
+      // the shrunk sequence fails on replay, and passes on a faithful device
+      expect(replay(new SimulatedDevice(bug), m.sizes, small.ops, 'none')).toBeDefined();
+      expect(replay(new SimulatedDevice('none'), m.sizes, small.ops, 'none')).toBeUndefined();
+    },
+  );
 
   test('mode sync hides the late call only where a synchronize follows it at once: the faithful run and the buggy run agree', () => {
     // with a context synchronize after every operation the late work runs before anything reads it

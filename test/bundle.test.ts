@@ -17,7 +17,11 @@ function write(rel: string, text: string): void {
 
 /** Runs `code` in a fresh node (require.cache starts empty) and returns what it prints, parsed. */
 function run(code: string, env: Record<string, string> = {}): unknown {
-  const r = spawnSync(process.execPath, ['-e', code], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache'), ...env } });
+  const r = spawnSync(process.execPath, ['-e', code], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache'), ...env },
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -26,23 +30,34 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'cuda-ts-bundle-'));
   // pkg/index.js requires a (top level) and b (inside a function); a requires c; c requires the
   // entry back (a cycle); ext/x.js lies outside the boundary; loads are counted on globalThis.
-  write('pkg/index.js', [
-    '"use strict";',
-    'globalThis.loads = (globalThis.loads || []).concat("index");',
-    'const a_1 = require("./a");',
-    'const x_1 = require("../ext/x");',
-    'exports.a = a_1;',
-    'exports.x = x_1;',
-    'exports.text = "caf\u00e9 \u2014 \u{1F600}";',
-    'exports.lazyB = () => require("./sub/b");',
-    'exports.table = TABLE;',
-    'const TABLE = `',
-    'one|1',
-    'two|2',
-    '`;',
-  ].join('\n').replace('exports.table = TABLE;\n', '') + '\nexports.table = TABLE;\n');
-  write('pkg/a.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("a");\nconst c_1 = require("./sub/c");\nexports.c = c_1;\nexports.file = __filename;\n');
-  write('pkg/sub/c.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("c");\nconst entry = require("..");\nexports.entrySeenEarly = typeof entry;\nexports.dir = __dirname;\n');
+  write(
+    'pkg/index.js',
+    [
+      '"use strict";',
+      'globalThis.loads = (globalThis.loads || []).concat("index");',
+      'const a_1 = require("./a");',
+      'const x_1 = require("../ext/x");',
+      'exports.a = a_1;',
+      'exports.x = x_1;',
+      'exports.text = "caf\u00e9 \u2014 \u{1F600}";',
+      'exports.lazyB = () => require("./sub/b");',
+      'exports.table = TABLE;',
+      'const TABLE = `',
+      'one|1',
+      'two|2',
+      '`;',
+    ]
+      .join('\n')
+      .replace('exports.table = TABLE;\n', '') + '\nexports.table = TABLE;\n',
+  );
+  write(
+    'pkg/a.js',
+    '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("a");\nconst c_1 = require("./sub/c");\nexports.c = c_1;\nexports.file = __filename;\n',
+  );
+  write(
+    'pkg/sub/c.js',
+    '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("c");\nconst entry = require("..");\nexports.entrySeenEarly = typeof entry;\nexports.dir = __dirname;\n',
+  );
   write('pkg/sub/b.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("b");\nexports.c = require("./c");\n');
   write('ext/x.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("x");\nexports.x = 1;\n');
   write('pkg/bad.js', '"use strict";\nconst f = require("./fails");\nexports.f = f;\n');
@@ -63,9 +78,13 @@ describe('bundleEntry', () => {
   });
 
   it('runs like the unbundled tree: same order, same values, one instance per file', () => {
-    const before = run(`const m = require('./pkg'); const b = m.lazyB(); console.log(JSON.stringify({ loads: globalThis.loads, text: m.text, table: m.table, file: m.a.file, dir: m.a.c.dir, early: m.a.c.entrySeenEarly, sameC: b.c === m.a.c, sameA: require('./pkg/a') === m.a }))`);
+    const before = run(
+      `const m = require('./pkg'); const b = m.lazyB(); console.log(JSON.stringify({ loads: globalThis.loads, text: m.text, table: m.table, file: m.a.file, dir: m.a.c.dir, early: m.a.c.entrySeenEarly, sameC: b.c === m.a.c, sameA: require('./pkg/a') === m.a }))`,
+    );
     bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
-    const after = run(`const m = require('./pkg'); const b = m.lazyB(); console.log(JSON.stringify({ loads: globalThis.loads, text: m.text, table: m.table, file: m.a.file, dir: m.a.c.dir, early: m.a.c.entrySeenEarly, sameC: b.c === m.a.c, sameA: require('./pkg/a') === m.a }))`);
+    const after = run(
+      `const m = require('./pkg'); const b = m.lazyB(); console.log(JSON.stringify({ loads: globalThis.loads, text: m.text, table: m.table, file: m.a.file, dir: m.a.c.dir, early: m.a.c.entrySeenEarly, sameC: b.c === m.a.c, sameA: require('./pkg/a') === m.a }))`,
+    );
     expect(after).toEqual(before);
     expect(after).toMatchObject({ loads: ['index', 'a', 'c', 'x', 'b'], sameC: true, sameA: true, early: 'object' });
     // the bundle is ASCII, and the table became a plain string literal
@@ -82,10 +101,15 @@ describe('bundleEntry', () => {
   });
 
   it('forgets a file whose code threw, as Node does, so the next require runs it again', () => {
-    write('pkg/entry2.js', '"use strict";\nexports.load = () => { try { require("./bad"); } catch (e) { return e.message; } };\nconst bad_1 = require("./bad");\n');
+    write(
+      'pkg/entry2.js',
+      '"use strict";\nexports.load = () => { try { require("./bad"); } catch (e) { return e.message; } };\nconst bad_1 = require("./bad");\n',
+    );
     // the entry fails at import: nothing half-made stays in require.cache
     bundleTree(root, [{ entry: 'pkg/entry2.js', boundary: 'pkg' }]);
-    const r = run(`let first; try { require('./pkg/entry2'); } catch (e) { first = e.message; } let second; try { require('./pkg/bad'); } catch (e) { second = e.message; } console.log(JSON.stringify({ first, second, ran: globalThis.failsRan }))`);
+    const r = run(
+      `let first; try { require('./pkg/entry2'); } catch (e) { first = e.message; } let second; try { require('./pkg/bad'); } catch (e) { second = e.message; } console.log(JSON.stringify({ first, second, ran: globalThis.failsRan }))`,
+    );
     expect(r).toEqual({ first: 'boom', second: 'boom', ran: 2 });
   });
 
@@ -102,17 +126,27 @@ describe('bundleEntry', () => {
 
   it('is imported from an ES module with every file whole', () => {
     // tsc's `export * from './parts'`: Node's ESM import reads such re-exports ahead of running a file
-    write('pkg2/index.js', [
-      '"use strict";',
-      'var __exportStar = function (m, e) { for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(e, p)) e[p] = m[p]; };',
-      'Object.defineProperty(exports, "__esModule", { value: true });',
-      '__exportStar(require("./parts"), exports);',
-      '',
-    ].join('\n'));
+    write(
+      'pkg2/index.js',
+      [
+        '"use strict";',
+        'var __exportStar = function (m, e) { for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(e, p)) e[p] = m[p]; };',
+        'Object.defineProperty(exports, "__esModule", { value: true });',
+        '__exportStar(require("./parts"), exports);',
+        '',
+      ].join('\n'),
+    );
     write('pkg2/parts.js', '"use strict";\nexports.X = 1;\nexports.Y = "two";\n');
     bundleTree(root, [{ entry: 'pkg2/index.js', boundary: 'pkg2' }]);
-    writeFileSync(join(root, 'check.mjs'), "const m = await import('./pkg2/index.js'); const p = await import('./pkg2/parts.js'); console.log(JSON.stringify({ X: m.default.X, Y: m.default.Y, same: p.default.X === m.default.X }));\n");
-    const r = spawnSync(process.execPath, [join(root, 'check.mjs')], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache') } });
+    writeFileSync(
+      join(root, 'check.mjs'),
+      "const m = await import('./pkg2/index.js'); const p = await import('./pkg2/parts.js'); console.log(JSON.stringify({ X: m.default.X, Y: m.default.Y, same: p.default.X === m.default.X }));\n",
+    );
+    const r = spawnSync(process.execPath, [join(root, 'check.mjs')], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache') },
+    });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({ X: 1, Y: 'two', same: true });
   });
@@ -163,7 +197,7 @@ const v8 = !process.versions.bun;
     expect(statSync(join(root, 'cache', cacheFiles()[0])).size).toBeGreaterThan(importOnly);
   });
 
-  it('removes the data of an earlier build of the same file when it writes a new build\'s', () => {
+  it("removes the data of an earlier build of the same file when it writes a new build's", () => {
     run(code);
     const [first] = cacheFiles();
     write('other/keep.v8', 'x'); // unrelated files stay
@@ -217,7 +251,8 @@ const v8 = !process.versions.bun;
     bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
     const copy = join(root, 'copy');
     mkdirSync(copy);
-    for (const f of ['index.js', 'index.body.js', 'index.plain.js', 'a.js', 'sub/c.js', 'sub/b.js']) write(`copy/${f}`, readFileSync(join(root, 'pkg', f), 'utf8'));
+    for (const f of ['index.js', 'index.body.js', 'index.plain.js', 'a.js', 'sub/c.js', 'sub/b.js'])
+      write(`copy/${f}`, readFileSync(join(root, 'pkg', f), 'utf8'));
     // the same node flags (-e and its code included) for both: only the location differs
     const code = `let s; try { require(process.env.DIR).fail(); } catch (e) { s = e.stack; } console.log(JSON.stringify(s.split('\\n')[1]))`;
     const where = (dir: string): string => run(code, { DIR: `./${dir}` }) as string;
@@ -231,14 +266,21 @@ const v8 = !process.versions.bun;
     run(code);
     run(`${code}; void 'another script'`);
     expect(cacheFiles()).toHaveLength(1);
-    const r = spawnSync(process.execPath, ['--max-old-space-size=300', '-e', code], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache') } });
+    const r = spawnSync(process.execPath, ['--max-old-space-size=300', '-e', code], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache') },
+    });
     expect(JSON.parse(r.stdout)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
     expect(cacheFiles()).toHaveLength(2);
   });
 
   it('is off with CUDA_TS_CODE_CACHE=0', () => {
     // DENO_DIR: Deno's own cache goes elsewhere than the HOME this test watches (Node ignores it)
-    expect(run(code, { CUDA_TS_CODE_CACHE: '0', HOME: join(root, 'home'), XDG_CACHE_HOME: '', DENO_DIR: join(root, 'deno') })).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    expect(run(code, { CUDA_TS_CODE_CACHE: '0', HOME: join(root, 'home'), XDG_CACHE_HOME: '', DENO_DIR: join(root, 'deno') })).toEqual({
+      text: 'caf\u00e9 \u2014 \u{1F600}',
+      c: 'object',
+    });
     expect(cacheFiles()).toEqual([]);
     expect(existsSync(join(root, 'home'))).toBe(false);
   });
@@ -267,7 +309,10 @@ if (process.versions.bun) {
     `var ${v} = require("${spec}");\nObject.defineProperty(exports, "${name}", { enumerable: true, get: function () { return ${v}.${name}; } });\n`;
   const load = (name: string): string => `"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("${name}");\n`;
   beforeEach(() => {
-    write('objs/index.js', `${load('index')}${reexport('p_1', './prog', 'Prog')}${reexport('o_1', './sub/other', 'Other')}exports.shared = require("./shared");\n`);
+    write(
+      'objs/index.js',
+      `${load('index')}${reexport('p_1', './prog', 'Prog')}${reexport('o_1', './sub/other', 'Other')}exports.shared = require("./shared");\n`,
+    );
     write('objs/shared.js', `${load('shared')}exports.id = {};\n`);
     write('objs/helper.js', `${load('helper')}exports.id = {};\n`);
     write('objs/prog.js', `${load('prog')}const h = require("./helper");\nconst s = require("./shared");\nexports.Prog = { h, s, file: __filename };\n`);
@@ -275,13 +320,17 @@ if (process.versions.bun) {
   });
   const code = [
     "const m = require('./objs'); const before = globalThis.loads; const P = m.Prog; const O = m.Other;",
-    "console.log(JSON.stringify({ before, loads: globalThis.loads, sameHelper: P.h === O.h, sameShared: P.s === m.shared,",
+    'console.log(JSON.stringify({ before, loads: globalThis.loads, sameHelper: P.h === O.h, sameShared: P.s === m.shared,',
     "sameProg: require('./objs/prog').Prog === P, file: P.file, stub: require.cache[require.resolve('./objs/prog')].exports === require('./objs/prog') }))",
   ].join(' ');
 
   it('becomes a bundle entry of its own, inlining only what no other entry holds', () => {
     const made = bundleTree(root, [{ entry: 'objs/index.js', boundary: 'objs', lazyReexports: true }]);
-    expect(made).toEqual([{ entry: 'objs/index.js', files: 2 }, { entry: 'objs/prog.js', files: 2 }, { entry: 'objs/sub/other.js', files: 2 }]);
+    expect(made).toEqual([
+      { entry: 'objs/index.js', files: 2 },
+      { entry: 'objs/prog.js', files: 2 },
+      { entry: 'objs/sub/other.js', files: 2 },
+    ]);
     expect(readFileSync(join(root, 'objs/prog.js'), 'utf8').startsWith(BUNDLE_BANNER)).toBe(true);
     // helper in both lazy bundles (an inlined file above the entry's folder gets a '../' key); shared only in the first
     const other = readFileSync(join(root, 'objs/sub/other.body.js'), 'utf8');
@@ -293,16 +342,30 @@ if (process.versions.bun) {
 
   it('gets and uses its own code cache, with one instance per file whoever loads it', () => {
     bundleTree(root, [{ entry: 'objs/index.js', boundary: 'objs', lazyReexports: true }]);
-    const expected = { before: ['index', 'shared'], loads: ['index', 'shared', 'prog', 'helper', 'other'], sameHelper: true, sameShared: true, sameProg: true, file: join(root, 'objs/prog.js'), stub: true };
+    const expected = {
+      before: ['index', 'shared'],
+      loads: ['index', 'shared', 'prog', 'helper', 'other'],
+      sameHelper: true,
+      sameShared: true,
+      sameProg: true,
+      file: join(root, 'objs/prog.js'),
+      stub: true,
+    };
     expect(run(code)).toEqual(expected);
-    const hashOf = (body: string): string => createHash('sha256').update(readFileSync(join(root, body))).digest('hex').slice(0, 20);
+    const hashOf = (body: string): string =>
+      createHash('sha256')
+        .update(readFileSync(join(root, body)))
+        .digest('hex')
+        .slice(0, 20);
     const cacheOf = (body: string): string => join(root, 'cache', readdirSync(join(root, 'cache')).find((f) => f.startsWith(`${hashOf(body)}-`))!);
     const files = ['objs/index.body.js', 'objs/prog.body.js', 'objs/sub/other.body.js'].map(cacheOf);
     expect(readdirSync(join(root, 'cache'))).toHaveLength(3);
     const mtimes = files.map((f) => statSync(f).mtimeMs);
     // the next process reads each cache, and V8 accepts it: nothing is written again
     const reads = `const fs = require('fs'); const read = fs.readFileSync; globalThis.cacheReads = []; fs.readFileSync = function (p, ...a) { if (String(p).endsWith('.v8')) globalThis.cacheReads.push(p); return read.call(this, p, ...a); };`;
-    const second = run(`${reads} ${code.replace('console.log(JSON.stringify({', 'console.log(JSON.stringify({ cacheReads: globalThis.cacheReads,')}`) as { cacheReads: string[] };
+    const second = run(`${reads} ${code.replace('console.log(JSON.stringify({', 'console.log(JSON.stringify({ cacheReads: globalThis.cacheReads,')}`) as {
+      cacheReads: string[];
+    };
     expect(second).toEqual({ ...expected, cacheReads: files });
     expect(files.map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
   });
@@ -350,7 +413,9 @@ describe('lazyReexports', () => {
     write('lazy/index.js', lazyReexports(compiled.replace('c_1.sideEffect();\n', '').replace(/var c_1[^]*$/, '')));
     write('lazy/a.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("a");\nexports.A = 1;\nexports.B = 2;\n');
     bundleTree(root, [{ entry: 'lazy/index.js', boundary: 'lazy', lazyReexports: true }]);
-    const r = run(`const m = require('./lazy'); const before = globalThis.loads ?? []; const a = m.A; const b = m.B; console.log(JSON.stringify({ before, a, b, loads: globalThis.loads }))`);
+    const r = run(
+      `const m = require('./lazy'); const before = globalThis.loads ?? []; const a = m.A; const b = m.B; console.log(JSON.stringify({ before, a, b, loads: globalThis.loads }))`,
+    );
     expect(r).toEqual({ before: [], a: 1, b: 2, loads: ['a'] });
   });
 });
@@ -378,7 +443,9 @@ describe('distEntries', () => {
     expect(readFileSync(join(root, 'src/index.body.js'), 'utf8')).toContain(`require("../${SUPPORT_DIR}")`);
     expect(readFileSync(join(root, 'src/index.body.js'), 'utf8')).not.toContain('CudaError');
     expect(readFileSync(join(root, 'generated/13.0/driver/index.body.js'), 'utf8')).toContain(`require("${supportSpecifier(0)}")`);
-    const r = run(`const s = require('./${SUPPORT_DIR}'); console.log(JSON.stringify({ objects: require('./src').support === s && require('./src').part.support === s, driver: require('./generated/13.0/driver').support === s }))`);
+    const r = run(
+      `const s = require('./${SUPPORT_DIR}'); console.log(JSON.stringify({ objects: require('./src').support === s && require('./src').part.support === s, driver: require('./generated/13.0/driver').support === s }))`,
+    );
     expect(r).toEqual({ objects: true, driver: true });
   });
 });

@@ -31,7 +31,14 @@ describe('Device attribute getters (fake driver)', () => {
           failNext = false;
           return drv.CUresult.CUDA_ERROR_INVALID_VALUE;
         }
-        o[0] = attr === A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 132 : attr === A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : attr === A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE ? mode : 0;
+        o[0] =
+          attr === A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+            ? 132
+            : attr === A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+              ? 9
+              : attr === A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE
+                ? mode
+                : 0;
         return 0;
       },
     });
@@ -69,7 +76,12 @@ describe('Device attribute getters (fake driver)', () => {
     expect(d.computeMode).toBe('prohibited');
     expect(d.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)).toBe(132);
     expect(d.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)).toBe(132);
-    expect(reads).toEqual([A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT]);
+    expect(reads).toEqual([
+      A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
+      A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
+      A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+      A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+    ]);
   });
 
   test('attribute() still refuses a bad attribute before calling the driver', () => {
@@ -124,7 +136,10 @@ describe('FFI adapter wrappers (node:ffi and Deno)', () => {
     expect(first.toString()).not.toBe(second.toString());
     expect(first(null, 16, 0)).toBe(0);
     expect(second(null, 16, 1)).toBe(7);
-    expect(seen).toEqual([['first', 0n, 16n, 0n], ['second', 0n, 16n, 1n]]);
+    expect(seen).toEqual([
+      ['first', 0n, 16n, 0n],
+      ['second', 0n, 16n, 1n],
+    ]);
     expect(() => second(null, 1.5, 0)).toThrow(/^cuDeviceGetAttribute: Argument 1 must be an int32/);
   });
 
@@ -133,10 +148,21 @@ describe('FFI adapter wrappers (node:ffi and Deno)', () => {
     const plan = nodeFfiSignature('int32_t', params);
     if (typeof plan === 'string') throw new Error(plan);
     const seen: unknown[][] = [];
-    const f = adapt((...a: unknown[]) => (seen.push(a), 0), 'cuX', params, plan, nodeFfiCallPlan(plan, true), { pointer: () => 0x1000n, encodeStrings: true, narrowNumbers: true });
+    const f = adapt((...a: unknown[]) => (seen.push(a), 0), 'cuX', params, plan, nodeFfiCallPlan(plan, true), {
+      pointer: () => 0x1000n,
+      encodeStrings: true,
+      narrowNumbers: true,
+    });
     expect(f(new Uint8Array(8), -5, 255, 4096)).toBe(0);
     expect(seen).toEqual([[0x1000n, -5, 255, 4096n]]);
-    for (const [i, args] of [[1, [null, 1.5, 0, 0]], [1, [null, 2 ** 31, 0, 0]], [1, [null, '1', 0, 0]], [2, [null, 0, 256, 0]], [2, [null, 0, -1, 0]], [2, [null, 0, Number.NaN, 0]]] as const) {
+    for (const [i, args] of [
+      [1, [null, 1.5, 0, 0]],
+      [1, [null, 2 ** 31, 0, 0]],
+      [1, [null, '1', 0, 0]],
+      [2, [null, 0, 256, 0]],
+      [2, [null, 0, -1, 0]],
+      [2, [null, 0, Number.NaN, 0]],
+    ] as const) {
       expect(() => f(...args)).toThrow(new RegExp(`^cuX: Argument ${i} must be an? u?int(8|32)`));
     }
     expect(seen).toHaveLength(1); // no bad call reached the FFI function
@@ -154,18 +180,25 @@ const gcc = spawnSync('gcc', ['--version']).status === 0;
       const lib = join(dir, 'libnvrtc.so.13');
       expect(spawnSync('gcc', ['-O2', '-shared', '-fPIC', '-DFAKE_NVRTC', '-o', lib, join(__dirname, '..', 'bench', 'native', 'fake-cuda.c')]).status).toBe(0);
       const source = 'extern "C" __global__ void k() {} // héllo';
-      writeFileSync(join(dir, 'strings.ts'), `
+      writeFileSync(
+        join(dir, 'strings.ts'),
+        `
 import * as nv from ${JSON.stringify(join(__dirname, '..', 'generated', '13.0', 'nvrtc'))};
 import * as raw from ${JSON.stringify(join(__dirname, '..', 'generated', '13.0', 'nvrtc', 'raw'))};
 const prog = nv.nvrtcCreateProgram(${JSON.stringify(source)}, 'k.cu', [], null);
 const statuses = [raw.nvrtcAddNameExpression(prog, 'k'), raw.nvrtcAddNameExpression(prog, new TextEncoder().encode('k\\0'))];
 console.log(JSON.stringify({ size: nv.nvrtcGetCUBINSize(prog), statuses, backend: nv.binder.backendOf('nvrtcCreateProgram') }));
-`);
+`,
+      );
       const env: NodeJS.ProcessEnv = { ...process.env, CUDA_TS_NVRTC_LIBRARY: lib };
       delete env.CUDA_TS_FFI;
       const r = spawnSync(BUN_BIN, [join(__dirname, '..', 'scripts', 'run-ts.cjs'), join(dir, 'strings.ts')], { encoding: 'utf8', env, timeout: 120_000 });
       expect(r.stderr).toBe('');
-      expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ size: new TextEncoder().encode(source).length, statuses: [0, 0], backend: { backend: 'bun' } });
+      expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({
+        size: new TextEncoder().encode(source).length,
+        statuses: [0, 0],
+        backend: { backend: 'bun' },
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -145,9 +145,13 @@ describe('argument validation before any native call', () => {
     expect(() => comm.broadcast(a, { dtype: 'f32', root: 2 })).toThrow(/Communicator.broadcast: root must be a rank in \[0, 2\), got 2/);
     expect(() => comm.broadcast(new FakeBuffer(8), a, { dtype: 'f32', root: 0 })).toThrow(/send buffer holds 8 bytes, the call needs 64/);
     // reduceScatter: send holds count × ranks elements
-    expect(() => comm.reduceScatter(new FakeBuffer(60), new FakeBuffer(32), { dtype: 'f32' })).toThrow(/Communicator.reduceScatter: send buffer holds 60 bytes, the call needs 64/);
+    expect(() => comm.reduceScatter(new FakeBuffer(60), new FakeBuffer(32), { dtype: 'f32' })).toThrow(
+      /Communicator.reduceScatter: send buffer holds 60 bytes, the call needs 64/,
+    );
     // allGather: recv holds count × ranks elements
-    expect(() => comm.allGather(new FakeBuffer(32), new FakeBuffer(60), { dtype: 'f32' })).toThrow(/Communicator.allGather: recv buffer holds 60 bytes, the call needs 64/);
+    expect(() => comm.allGather(new FakeBuffer(32), new FakeBuffer(60), { dtype: 'f32' })).toThrow(
+      /Communicator.allGather: recv buffer holds 60 bytes, the call needs 64/,
+    );
     const closed = new FakeBuffer(64);
     closed.close();
     expect(() => comm.allReduce(closed, { dtype: 'f32' })).toThrow(/send buffer is closed/);
@@ -158,7 +162,9 @@ describe('argument validation before any native call', () => {
     const comm = fakeComm(0, 2);
     const other = { context: deviceContext(1) };
     Object.setPrototypeOf(other, Stream.prototype);
-    expect(() => comm.allReduce(new FakeBuffer(8), { dtype: 'f32', stream: other as never })).toThrow(/the stream is on device 1, this communicator on device 0/);
+    expect(() => comm.allReduce(new FakeBuffer(8), { dtype: 'f32', stream: other as never })).toThrow(
+      /the stream is on device 1, this communicator on device 0/,
+    );
   });
 
   test('copyPeer bounds and types', () => {
@@ -293,9 +299,11 @@ describe('initRank hands NCCL the id by value on the device given (NCCL mocked)'
     jest.spyOn(nccl, 'ncclGroupStart').mockImplementation(() => void calls.push('start'));
     jest.spyOn(nccl, 'ncclGroupEnd').mockImplementation(() => void calls.push('end'));
     expect(Communicator.group(() => 7)).toBe(7);
-    expect(() => Communicator.group(() => {
-      throw new Error('inside');
-    })).toThrow('inside');
+    expect(() =>
+      Communicator.group(() => {
+        throw new Error('inside');
+      }),
+    ).toThrow('inside');
     expect(calls).toEqual(['start', 'end', 'start', 'end']);
     expect(() => Communicator.group(async () => 1)).toThrow(/fn must be synchronous/);
   });
@@ -308,7 +316,10 @@ describe('rendezvous timeouts (issue 29 §3)', () => {
     const server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token, log: () => undefined });
     const settled: string[] = [];
     const meeting = Communicator.rendezvous({ rank: 1, size: 2, address: `127.0.0.1:${server.port}`, token, timeoutMs: Infinity, device: 0 });
-    meeting.then(() => settled.push('met'), (e: Error) => settled.push(e.message));
+    meeting.then(
+      () => settled.push('met'),
+      (e: Error) => settled.push(e.message),
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(settled).toEqual([]); // before the fix: "did not complete the handshake in time" after ~2 ms
     await server.close();

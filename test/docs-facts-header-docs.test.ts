@@ -56,7 +56,21 @@ if (!clang) console.warn('docs-facts-header-docs.test.ts skipped: clang is not i
 
   test('lines, list items and the code block, indentation kept', () => {
     expect(doc.brief).toBe('Adds one.');
-    expect(doc.details).toBe(['The first line of the details', 'goes on here, naming `value`, then more.', '- one item', '- another item', '', '```c', 'int y = add_one(1);', '  if (y) go();', '```', '', 'Note: A note.'].join('\n'));
+    expect(doc.details).toBe(
+      [
+        'The first line of the details',
+        'goes on here, naming `value`, then more.',
+        '- one item',
+        '- another item',
+        '',
+        '```c',
+        'int y = add_one(1);',
+        '  if (y) go();',
+        '```',
+        '',
+        'Note: A note.',
+      ].join('\n'),
+    );
   });
   test('every \\return, each its own list item, and nothing of the unknown aliases', () => {
     expect(doc.returns).toBe('- `OK` when it worked\n- `FAILED` otherwise');
@@ -71,10 +85,28 @@ if (!clang) console.warn('docs-facts-header-docs.test.ts skipped: clang is not i
 });
 
 describe('doc comments an #if separates from their declaration', () => {
-  const header = ['/**', ' * \\brief Kept apart.', ' */', '#if defined(__cplusplus)', 'int apart(int x = 0);', '#else', 'int apart(int x);', '#endif', '', '/** \\brief Adjacent. */', 'int adjacent(void);', '/** \\brief Inline wrapper. */', '#ifndef NO_INLINE', 'static inline int wrapped(void) { return __wrapped_1(); }', '#endif'].join('\n');
+  const header = [
+    '/**',
+    ' * \\brief Kept apart.',
+    ' */',
+    '#if defined(__cplusplus)',
+    'int apart(int x = 0);',
+    '#else',
+    'int apart(int x);',
+    '#endif',
+    '',
+    '/** \\brief Adjacent. */',
+    'int adjacent(void);',
+    '/** \\brief Inline wrapper. */',
+    '#ifndef NO_INLINE',
+    'static inline int wrapped(void) { return __wrapped_1(); }',
+    '#endif',
+  ].join('\n');
   test('the comment above the directives is recovered for its declaration; adjacent ones are left to clang', () => {
     const source = detachedCommentSource(header, ['apart', 'adjacent', 'wrapped', 'absent']);
-    expect(source).toBe(['/**', ' * \\brief Kept apart.', ' */', 'void apart(void);', '', '/** \\brief Inline wrapper. */', 'void wrapped(void);', ''].join('\n'));
+    expect(source).toBe(
+      ['/**', ' * \\brief Kept apart.', ' */', 'void apart(void);', '', '/** \\brief Inline wrapper. */', 'void wrapped(void);', ''].join('\n'),
+    );
   });
   (clang ? test : test.skip)('clang reads the recovered comments', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-hdoc-'));
@@ -115,7 +147,9 @@ function emittedDoc(dir: string, name: string): string {
     });
   });
   test('several \\return: each its own list item; \\sa its own links', () => {
-    expect(docs.get('cuDriverGetVersion')!.returns).toBe('- `CUDA_SUCCESS` when the number was written\n- `CUDA_ERROR_INVALID_VALUE` when there was nowhere to write it');
+    expect(docs.get('cuDriverGetVersion')!.returns).toBe(
+      '- `CUDA_SUCCESS` when the number was written\n- `CUDA_ERROR_INVALID_VALUE` when there was nowhere to write it',
+    );
     expect(docs.get('cuDriverGetVersion')!.see).toEqual(['{@link cuInit}', '{@link cuDeviceGetCount}']);
   });
   test('the emitted TSDoc: the returns list under its own line, see-also a tag of its own', () => {
@@ -123,7 +157,9 @@ function emittedDoc(dir: string, name: string): string {
     expect(count).toContain('@remarks C returns:\n * - `CUDA_SUCCESS`\n * - `CUDA_ERROR_NOT_INITIALIZED`\n * - `CUDA_ERROR_NO_DEVICE`\n * @');
     expect(count).toMatch(/\n \* @see \{@link cuDeviceGet\}(\n| \*\/)/);
     const version = emittedDoc(typed, 'cuDriverGetVersion');
-    expect(version).toContain('@remarks C returns:\n * - `CUDA_SUCCESS` when the number was written\n * - `CUDA_ERROR_INVALID_VALUE` when there was nowhere to write it\n');
+    expect(version).toContain(
+      '@remarks C returns:\n * - `CUDA_SUCCESS` when the number was written\n * - `CUDA_ERROR_INVALID_VALUE` when there was nowhere to write it\n',
+    );
     expect(version).toMatch(/\n \* @see \{@link cuInit\}, \{@link cuDeviceGetCount\}(\n| \*\/)/);
     // the returns block (up to the next tag) holds no see-also text
     for (const doc of [count, version]) expect(/C returns:[\s\S]*?(?=\n \* @)/.exec(doc)![0]).not.toMatch(/\\|\bsee\b|\bsa\b|\{@link/);

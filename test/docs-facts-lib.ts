@@ -24,7 +24,10 @@ export function ir(release: string, module: string): ModuleIR | undefined {
 
 /** The modules a release stores. */
 export function modulesOf(release: string): string[] {
-  return readdirSync(join(ROOT, 'headers', release)).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+  return readdirSync(join(ROOT, 'headers', release))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.replace(/\.json$/, ''))
+    .sort();
 }
 
 export interface FnDoc {
@@ -45,7 +48,11 @@ export function layerDocs(release: string, module: string, layer: 'typed' | 'raw
       if (!ts.isFunctionDeclaration(node) || !node.name) continue;
       const doc = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc).pop();
       if (!doc) continue;
-      const params = new Map(Array.from(doc.tags ?? []).filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t)).map((t) => [t.name.getText(source), text(t.comment)]));
+      const params = new Map(
+        Array.from(doc.tags ?? [])
+          .filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t))
+          .map((t) => [t.name.getText(source), text(t.comment)]),
+      );
       out.set(node.name.text, { text: doc.getText(source), params });
     }
   }

@@ -17,7 +17,12 @@ import { REFERENCE } from '../generator/modules';
 import { ir, layerDocs, modulesOf, RELEASES, ROOT } from './docs-facts-lib';
 
 describe('NVIDIA reference links', () => {
-  const at = (module: string, release: string, version?: number) => ({ module, release, version, names: new Set(ir(release, module)?.functions.map((f) => f.name) ?? []) });
+  const at = (module: string, release: string, version?: number) => ({
+    module,
+    release,
+    version,
+    names: new Set(ir(release, module)?.functions.map((f) => f.name) ?? []),
+  });
 
   test('the table covers all 16 modules', () => {
     expect(Object.keys(REFERENCE).sort()).toEqual(modulesOf('13.0'));
@@ -30,7 +35,9 @@ describe('NVIDIA reference links', () => {
     expect(modulePage(at('cusparse', '12.5'))).toBe('https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html');
     expect(groupPage(at('cublas', '13.0'), 'X')).toBeUndefined();
     // versioned libraries: the version the headers declare (cuDNN 9.19.0, NCCL 2.28.9, CUPTI of CUDA 13.0)
-    expect(functionPage(at('cudnn', '13.0', 91900), 'cudnnSetTensorNdDescriptor', 'cudnn_ops.h')).toBe('https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensornddescriptor');
+    expect(functionPage(at('cudnn', '13.0', 91900), 'cudnnSetTensorNdDescriptor', 'cudnn_ops.h')).toBe(
+      'https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensornddescriptor',
+    );
     expect(modulePage(at('cudnn', '12.6', 90600))).toBe('https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/overview.html');
     expect(modulePage(at('nccl', '13.0', 22809))).toBe('https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html');
     expect(groupPage(at('cupti', '13.0', 130001), 'CUPTI_ACTIVITY_API')).toBe('https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html');
@@ -45,25 +52,47 @@ describe('NVIDIA reference links', () => {
 
   // Anchors seen on real docs.nvidia.com cuBLAS pages (CUDA 12.2-13.1 archives and the current page)
   test.each([
-    ['cublasSgemm', 'cublas-t-gemm'], ['cublasHgemm', 'cublas-t-gemm'], ['cublasSgemm_v2_64', 'cublas-t-gemm'], ['cublasCtrsm', 'cublas-t-trsm'],
-    ['cublasCsymm', 'cublas-t-symm'], ['cublasCsyrk', 'cublas-t-syrk'], ['cublasCcopy', 'cublas-t-copy'], ['cublasCdotu', 'cublas-t-dot'],
-    ['cublasScasum', 'cublas-t-asum'], ['cublasSaxpy', 'cublas-t-axpy'], ['cublasSgbmv', 'cublas-t-gbmv'], ['cublasSgemv', 'cublas-t-gemv'],
-    ['cublasCtrmm', 'cublas-t-trmm'], ['cublasSgeam', 'cublas-t-geam'], ['cublasSgetriBatched', 'cublas-t-getribatched'],
-    ['cublasSgemmStridedBatched', 'cublas-t-gemmstridedbatched'], ['cublasStrsmBatched', 'cublas-t-trsmbatched'], ['cublasSspr2', 'cublas-t-spr2'],
-    ['cublasIsamax', 'cublasi-t-amax'], ['cublasGemmEx', 'cublasgemmex'], ['cublasGemmBatchedEx', 'cublasgemmbatchedex'],
-    ['cublasGemmGroupedBatchedEx', 'cublasgemmgroupedbatchedex'], ['cublasCreate', 'cublascreate'], ['cublasDotEx', 'cublasdotex'],
+    ['cublasSgemm', 'cublas-t-gemm'],
+    ['cublasHgemm', 'cublas-t-gemm'],
+    ['cublasSgemm_v2_64', 'cublas-t-gemm'],
+    ['cublasCtrsm', 'cublas-t-trsm'],
+    ['cublasCsymm', 'cublas-t-symm'],
+    ['cublasCsyrk', 'cublas-t-syrk'],
+    ['cublasCcopy', 'cublas-t-copy'],
+    ['cublasCdotu', 'cublas-t-dot'],
+    ['cublasScasum', 'cublas-t-asum'],
+    ['cublasSaxpy', 'cublas-t-axpy'],
+    ['cublasSgbmv', 'cublas-t-gbmv'],
+    ['cublasSgemv', 'cublas-t-gemv'],
+    ['cublasCtrmm', 'cublas-t-trmm'],
+    ['cublasSgeam', 'cublas-t-geam'],
+    ['cublasSgetriBatched', 'cublas-t-getribatched'],
+    ['cublasSgemmStridedBatched', 'cublas-t-gemmstridedbatched'],
+    ['cublasStrsmBatched', 'cublas-t-trsmbatched'],
+    ['cublasSspr2', 'cublas-t-spr2'],
+    ['cublasIsamax', 'cublasi-t-amax'],
+    ['cublasGemmEx', 'cublasgemmex'],
+    ['cublasGemmBatchedEx', 'cublasgemmbatchedex'],
+    ['cublasGemmGroupedBatchedEx', 'cublasgemmgroupedbatchedex'],
+    ['cublasCreate', 'cublascreate'],
+    ['cublasDotEx', 'cublasdotex'],
   ])('cuBLAS 13.0: %s → #%s', (name, anchor) => {
     expect(functionPage(at('cublas', '13.0'), name, 'cublas_api.h')).toBe(`https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#${anchor}`);
     expect(functionPage(at('cublas', '11.8'), name, 'cublas_api.h')).toBeUndefined();
   });
 
   test('cuBLASLt anchors are the lowercased name; functions with no confirmed section link the page', () => {
-    expect(functionPage(at('cublaslt', '12.6'), 'cublasLtMatmul', 'cublasLt.h')).toBe('https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmul');
-    expect(functionPage(at('cublaslt', '13.0'), 'cublasLtCreate', 'cublasLt.h')).toBe('https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltcreate');
-    for (const name of ['cublasLtMatmulDescInit_internal', 'cublasCgemm3mBatched', 'cublasXerbla']) expect(functionPage(at(name.startsWith('cublasLt') ? 'cublaslt' : 'cublas', '13.0'), name, 'x.h')).toBeUndefined();
+    expect(functionPage(at('cublaslt', '12.6'), 'cublasLtMatmul', 'cublasLt.h')).toBe(
+      'https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmul',
+    );
+    expect(functionPage(at('cublaslt', '13.0'), 'cublasLtCreate', 'cublasLt.h')).toBe(
+      'https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltcreate',
+    );
+    for (const name of ['cublasLtMatmulDescInit_internal', 'cublasCgemm3mBatched', 'cublasXerbla'])
+      expect(functionPage(at(name.startsWith('cublasLt') ? 'cublaslt' : 'cublas', '13.0'), name, 'x.h')).toBeUndefined();
   });
 
-  test.each(RELEASES)('%s: every typed function links its release\'s NVIDIA page, or none where no page of that release is known', (rel) => {
+  test.each(RELEASES)("%s: every typed function links its release's NVIDIA page, or none where no page of that release is known", (rel) => {
     for (const module of modulesOf(rel)) {
       const docs = layerDocs(rel, module, 'typed');
       const m = ir(rel, module)!;
@@ -78,11 +107,17 @@ describe('NVIDIA reference links', () => {
         expect([f.name, url.protocol, url.hostname]).toEqual([f.name, 'https:', 'docs.nvidia.com']);
         expect(urls[0]).not.toMatch(/group__(CUDA__DRIVER|CUDART)\.html/);
         if (REFERENCE[module].archived) expect([f.name, url.pathname]).toEqual([f.name, expect.stringContaining(`/cuda/archive/${rel}.0/`)]);
-        if (f.group && REFERENCE[module].groups) expect([f.name, url.pathname]).toEqual([f.name, expect.stringContaining(`group__${f.group.replace(/_/g, '__')}.html`)]);
+        if (f.group && REFERENCE[module].groups)
+          expect([f.name, url.pathname]).toEqual([f.name, expect.stringContaining(`group__${f.group.replace(/_/g, '__')}.html`)]);
         if (url.hash) expect([f.name, url.hash]).toEqual([f.name, `#${functionPage(target, f.name, f.header)!.split('#')[1]}`]);
         // a family anchor names a section that documents two type codes or more of the module
         const family = /^#cublas(i?)-t-([a-z0-9]+)$/.exec(url.hash);
-        if (family) expect([f.name, new Set(m.functions.filter((g) => functionPage(target, g.name, g.header)?.endsWith(url.hash)).map((g) => g.name.replace(/(_v2)?(_64)?$/, ''))).size >= 2]).toEqual([f.name, true]);
+        if (family)
+          expect([
+            f.name,
+            new Set(m.functions.filter((g) => functionPage(target, g.name, g.header)?.endsWith(url.hash)).map((g) => g.name.replace(/(_v2)?(_64)?$/, '')))
+              .size >= 2,
+          ]).toEqual([f.name, true]);
         if (isCurrentPage(target)) expect([f.name, text]).toEqual([f.name, expect.stringContaining('(current version)')]);
       }
     }
@@ -91,16 +126,30 @@ describe('NVIDIA reference links', () => {
   test('versioned libraries link the version their headers declare', () => {
     for (const rel of RELEASES) {
       const cudnn = ir(rel, 'cudnn');
-      if (cudnn) expect(layerDocs(rel, 'cudnn', 'typed').get('cudnnCreate')!.text).toContain(`/cudnn/backend/v${Math.floor(cudnn.versionNumber / 10000)}.${Math.floor(cudnn.versionNumber / 100) % 100}.${cudnn.versionNumber % 100}/`);
+      if (cudnn)
+        expect(layerDocs(rel, 'cudnn', 'typed').get('cudnnCreate')!.text).toContain(
+          `/cudnn/backend/v${Math.floor(cudnn.versionNumber / 10000)}.${Math.floor(cudnn.versionNumber / 100) % 100}.${cudnn.versionNumber % 100}/`,
+        );
       const nccl = ir(rel, 'nccl');
-      if (nccl) expect(layerDocs(rel, 'nccl', 'typed').get('ncclGetVersion')!.text).toContain(`/nccl/archives/nccl_${Math.floor(nccl.versionNumber / 10000)}${Math.floor(nccl.versionNumber / 100) % 100}${nccl.versionNumber % 100}/`);
+      if (nccl)
+        expect(layerDocs(rel, 'nccl', 'typed').get('ncclGetVersion')!.text).toContain(
+          `/nccl/archives/nccl_${Math.floor(nccl.versionNumber / 10000)}${Math.floor(nccl.versionNumber / 100) % 100}${nccl.versionNumber % 100}/`,
+        );
     }
   });
 });
 
 describe('objects-layer wrappers named by the docs', () => {
   const index = readFileSync(join(ROOT, 'src', 'index.ts'), 'utf8') + readFileSync(join(ROOT, 'src', 'math', 'index.ts'), 'utf8');
-  const sources: Record<string, string> = { Blas: 'math/blas.ts', Matmul: 'math/matmul.ts', FftPlan: 'math/fft.ts', RandomGenerator: 'math/random.ts', Sparse: 'math/sparse.ts', DenseSolver: 'math/solver.ts', Cudnn: 'math/cudnn.ts' };
+  const sources: Record<string, string> = {
+    Blas: 'math/blas.ts',
+    Matmul: 'math/matmul.ts',
+    FftPlan: 'math/fft.ts',
+    RandomGenerator: 'math/random.ts',
+    Sparse: 'math/sparse.ts',
+    DenseSolver: 'math/solver.ts',
+    Cudnn: 'math/cudnn.ts',
+  };
   for (const [module, table] of Object.entries(MATH_METHODS)) {
     for (const [cName, link] of Object.entries(table)) {
       test(`${module}: ${cName} → ${link}`, () => {

@@ -6,7 +6,15 @@ import { groupLines } from '../generator/parse/groups';
 import { introducedVersion, oldestVersions } from '../generator/parse/proc';
 import type { FunctionDecl } from '../generator/ir/schema';
 
-const fn = (name: string, proc: FunctionDecl['proc']): FunctionDecl => ({ name, symbol: name, proc, returns: { kind: 'builtin', name: 'int' }, params: [], variadic: false, header: 'cuda.h' });
+const fn = (name: string, proc: FunctionDecl['proc']): FunctionDecl => ({
+  name,
+  symbol: name,
+  proc,
+  returns: { kind: 'builtin', name: 'int' },
+  params: [],
+  variadic: false,
+  header: 'cuda.h',
+});
 
 describe('introduction releases from cudaTypedefs.h', () => {
   const text = [
@@ -57,7 +65,18 @@ describe('deprecation markers on a declaration', () => {
 
 describe('Doxygen groups', () => {
   test('an \\ingroup that nests a \\defgroup places no declaration (the profiler headers)', () => {
-    const at = groupLines(['/**', ' * \\ingroup CUDA_DRIVER', ' * \\defgroup CUDA_PROFILER Title', ' * @{', ' */', 'int cuProfilerStart(void);', '/** @} */', 'int after(void);'].join('\n'));
+    const at = groupLines(
+      [
+        '/**',
+        ' * \\ingroup CUDA_DRIVER',
+        ' * \\defgroup CUDA_PROFILER Title',
+        ' * @{',
+        ' */',
+        'int cuProfilerStart(void);',
+        '/** @} */',
+        'int after(void);',
+      ].join('\n'),
+    );
     expect([at(6), at(8)]).toEqual(['CUDA_PROFILER', undefined]);
   });
 });

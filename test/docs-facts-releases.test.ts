@@ -91,7 +91,10 @@ describe('deprecation', () => {
 
   const cudnn = { '12.6': 'include', '13.0': 'extras/cudnn' } as const;
   test.each(Object.entries(cudnn))('cuDNN %s: every CUDNN_DEPRECATED function is @deprecated', (rel, dir) => {
-    const files = headerFiles(rel, ['ops', 'cnn', 'adv', 'graph', 'backend'].map((h) => `${dir}/cudnn_${h}.h`));
+    const files = headerFiles(
+      rel,
+      ['ops', 'cnn', 'adv', 'graph', 'backend'].map((h) => `${dir}/cudnn_${h}.h`),
+    );
     if (!files) return void console.warn(`skipped: no cuda-${rel} archive`);
     const named = new Set<string>();
     for (const text of files.values()) for (const m of text.matchAll(/^CUDNN_DEPRECATED\s+cudnnStatus_t\s+CUDNNWINAPI\s+(cudnn\w+)\s*\(/gm)) named.add(m[1]);
@@ -100,13 +103,14 @@ describe('deprecation', () => {
     for (const name of named) expect([name, docs.get(name)?.text]).toEqual([name, expect.stringContaining('@deprecated The headers mark it deprecated.')]);
   });
 
-  test("NVML 13.0: every DEPRECATED(13.0) function is @deprecated as of 13.0", () => {
+  test('NVML 13.0: every DEPRECATED(13.0) function is @deprecated as of 13.0', () => {
     const files = headerFiles('13.0', ['include/nvml.h']);
     if (!files) return void console.warn('skipped: no cuda-13.0 archive');
     const named = new Map<string, string>();
     for (const m of files.get('include/nvml.h')!.matchAll(/^DEPRECATED\((\d+\.\d+)\)\s+nvmlReturn_t\s+DECLDIR\s+(nvml\w+)\s*\(/gm)) named.set(m[2], m[1]);
     expect(named.size).toBeGreaterThanOrEqual(20);
     const docs = layerDocs('13.0', 'nvml', 'typed');
-    for (const [name, version] of named) expect([name, docs.get(name)?.text]).toEqual([name, expect.stringContaining(`@deprecated The headers mark it deprecated as of ${version}.`)]);
+    for (const [name, version] of named)
+      expect([name, docs.get(name)?.text]).toEqual([name, expect.stringContaining(`@deprecated The headers mark it deprecated as of ${version}.`)]);
   });
 });

@@ -44,15 +44,18 @@ function contradictions(module: string, rel: string, f: FunctionDecl, sem: Funct
     if (word === 'in' && p.doc?.dir === 'out' && !text.includes('value typed by')) say(`${p.name} says "in", the header tags it [out]`);
     if (word === 'in' && s.sem.role === 'pointer' && s.sem.dir && s.sem.dir !== 'in') say(`${p.name} says "in", the pointer model says ${s.sem.dir}`);
     if ((word === 'out' || word === 'in/out') && isConstPointer(f, i) && s.sem.role === 'pointer') say(`${p.name} says "${word}" on a const pointer`);
-    if (/null allowed|or null/.test(text) && !(p.doc?.cues.includes('optional') || s.source === 'override')) say(`${p.name} says null is allowed without a fact`);
-    for (const [, ref] of text.matchAll(/`(\w+)` (?:bytes|elements)/g)) if (!f.params.some((q) => q.name === ref)) say(`${p.name} counts by \`${ref}\`, no parameter of that name`);
+    if (/null allowed|or null/.test(text) && !(p.doc?.cues.includes('optional') || s.source === 'override'))
+      say(`${p.name} says null is allowed without a fact`);
+    for (const [, ref] of text.matchAll(/`(\w+)` (?:bytes|elements)/g))
+      if (!f.params.some((q) => q.name === ref)) say(`${p.name} counts by \`${ref}\`, no parameter of that name`);
     for (const [, ref] of text.matchAll(/covering `(\w+)` bytes/g)) {
       const q = f.params.find((x) => x.name === ref);
       if (!q || !/int|size_t|long/.test(formatCType(q.type, ''))) say(`${p.name} covers \`${ref}\` bytes: not an integer parameter`);
     }
   });
   const since = [...doc.text.matchAll(/Since CUDA (\d+\.\d+)/g)].map((x) => x[1]);
-  if (since.length && (f.introduced === undefined || since.some((v) => v !== release(f.introduced!)))) say(`says Since CUDA ${since.join(', ')}; the IR's introduced is ${f.introduced}`);
+  if (since.length && (f.introduced === undefined || since.some((v) => v !== release(f.introduced!))))
+    say(`says Since CUDA ${since.join(', ')}; the IR's introduced is ${f.introduced}`);
   for (const b of doc.text.matchAll(/added after CUDA (\d+\.\d+); present in CUDA (\d+\.\d+)/gi)) {
     if (ir(b[1], module)?.functions.some((g) => g.name === f.name)) say(`says added after ${b[1]}, which declares it`);
     if (!ir(b[2], module)?.functions.some((g) => g.name === f.name)) say(`says present in ${b[2]}, which lacks it`);
@@ -97,12 +100,19 @@ describe('the check finds contradictions (mutated docs of real functions)', () =
     for (const name of ['cuMemAlloc', 'cuMemcpyHtoD', 'cuCtxAttach']) expect(check(name, (d) => d)).toEqual([]);
   });
   test('a wrong release, a lost @deprecated, an unfounded null, a wrong direction, a missing count', () => {
-    expect(check('cuMemAlloc', (d) => ({ ...d, text: d.text.replace('Since CUDA 2.0', 'Since CUDA 12.5') }))).toEqual([expect.stringContaining('Since CUDA 12.5')]);
+    expect(check('cuMemAlloc', (d) => ({ ...d, text: d.text.replace('Since CUDA 2.0', 'Since CUDA 12.5') }))).toEqual([
+      expect.stringContaining('Since CUDA 12.5'),
+    ]);
     expect(check('cuCtxAttach', (d) => ({ ...d, text: d.text.replace(/@deprecated[^\n]*/, '') }))).toEqual([expect.stringContaining('@deprecated missing')]);
     const withParam = (name: string, text: string) => (d: FnDoc) => ({ ...d, params: new Map([...d.params, [name, text]]) });
-    expect(check('cuMemcpyHtoD', withParam('srcHost', 'in `const void *`: host memory; null allowed.'))).toEqual([expect.stringContaining('null is allowed without a fact')]);
+    expect(check('cuMemcpyHtoD', withParam('srcHost', 'in `const void *`: host memory; null allowed.'))).toEqual([
+      expect.stringContaining('null is allowed without a fact'),
+    ]);
     expect(check('cuMemcpyHtoD', withParam('srcHost', 'out `const void *`: host memory.'))).toEqual([expect.stringContaining('on a const pointer')]);
-    expect(check('cuMemcpyHtoD', withParam('srcHost', 'in `const void *`: address or host buffer covering `count` bytes.'))).toEqual([expect.stringContaining('no parameter of that name'), expect.stringContaining('not an integer parameter')]);
+    expect(check('cuMemcpyHtoD', withParam('srcHost', 'in `const void *`: address or host buffer covering `count` bytes.'))).toEqual([
+      expect.stringContaining('no parameter of that name'),
+      expect.stringContaining('not an integer parameter'),
+    ]);
     expect(check('cuMemcpyHtoD', withParam('srcHost', 'in `const void *`: address or host buffer covering `ByteCount` bytes.'))).toEqual([]);
   });
 });

@@ -35,14 +35,25 @@ test('a library not found names every soname its finding lists, with the most te
     "none of libnvrtc.so.13 could be loaded (not in the system loader's path nor in any place searched)",
     'none of libnvrtc.so.12 could be loaded; /opt/cuda/lib64/libnvrtc.so.12: wrong ELF class',
   ];
-  expect(notFound(sonames, errors)).toBe('none of libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2 could be loaded; /opt/cuda/lib64/libnvrtc.so.12: wrong ELF class');
-  expect(notFound(sonames, [errors[0]])).toBe("none of libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2 could be loaded (not in the system loader's path nor in any place searched)");
+  expect(notFound(sonames, errors)).toBe(
+    'none of libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2 could be loaded; /opt/cuda/lib64/libnvrtc.so.12: wrong ELF class',
+  );
+  expect(notFound(sonames, [errors[0]])).toBe(
+    "none of libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.11.2 could be loaded (not in the system loader's path nor in any place searched)",
+  );
   expect(notFound(sonames, [])).toBe('not found');
 });
 
-(existsSync('/usr/local/cuda/lib64/libcudart.so.13') ? test : test.skip)('the bin, with CUDA_TS_DRIVER_LIBRARY naming libcudart (skipped where /usr/local/cuda has no libcudart.so.13)', () => {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'cuda-ts.js'), 'doctor', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/usr/local/cuda/lib64/libcudart.so.13' } });
-  const out = JSON.parse(r.stdout) as DoctorReport;
-  expect(out.problems[0].fix).toMatch(/is the CUDA runtime/);
-  for (const lib of out.libraries.filter((l) => l.error?.startsWith('none of'))) expect(lib.error).toContain(lib.sonames.join(', '));
-});
+(existsSync('/usr/local/cuda/lib64/libcudart.so.13') ? test : test.skip)(
+  'the bin, with CUDA_TS_DRIVER_LIBRARY naming libcudart (skipped where /usr/local/cuda has no libcudart.so.13)',
+  () => {
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'cuda-ts.js'), 'doctor', '--json'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/usr/local/cuda/lib64/libcudart.so.13' },
+    });
+    const out = JSON.parse(r.stdout) as DoctorReport;
+    expect(out.problems[0].fix).toMatch(/is the CUDA runtime/);
+    for (const lib of out.libraries.filter((l) => l.error?.startsWith('none of'))) expect(lib.error).toContain(lib.sonames.join(', '));
+  },
+);

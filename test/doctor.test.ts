@@ -67,10 +67,24 @@ describe('cuda-ts doctor (the bin, in a child process)', () => {
   test('an override naming a file that is not a library is an error naming the variable; overrides are listed', () => {
     const fake = join(tmp, 'not-a-library.so');
     writeFileSync(fake, 'not a shared library\n');
-    const r = doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_DRIVER_LIBRARY: fake, CUDA_TS_CUBLAS_LIBRARY: fake, CUDA_TS_CUBLASS_LIBRARY: fake, CUDA_HOME: join(tmp, 'no-such-toolkit'), CUDA_VISIBLE_DEVICES: '' }));
+    const r = doctor(
+      ['doctor', '--json'],
+      cleanEnv({
+        CUDA_TS_DRIVER_LIBRARY: fake,
+        CUDA_TS_CUBLAS_LIBRARY: fake,
+        CUDA_TS_CUBLASS_LIBRARY: fake,
+        CUDA_HOME: join(tmp, 'no-such-toolkit'),
+        CUDA_VISIBLE_DEVICES: '',
+      }),
+    );
     expect(r.status).toBe(1);
     const report = JSON.parse(r.stdout) as DoctorReport;
-    expect(report.environment).toMatchObject({ CUDA_TS_DRIVER_LIBRARY: fake, CUDA_TS_CUBLAS_LIBRARY: fake, CUDA_HOME: join(tmp, 'no-such-toolkit'), CUDA_VISIBLE_DEVICES: '' });
+    expect(report.environment).toMatchObject({
+      CUDA_TS_DRIVER_LIBRARY: fake,
+      CUDA_TS_CUBLAS_LIBRARY: fake,
+      CUDA_HOME: join(tmp, 'no-such-toolkit'),
+      CUDA_VISIBLE_DEVICES: '',
+    });
     const messages = report.problems.map((p) => `${p.severity}: ${p.message} | ${p.fix}`);
     expect(messages).toEqual(
       expect.arrayContaining([
@@ -102,14 +116,37 @@ describe('doctor judgement (made-up findings)', () => {
     { release: '13.0', modules: ['driver', 'runtime'], minDriver: 580 },
     { release: '12.6', modules: ['driver', 'runtime'], minDriver: 560 },
   ];
-  const h200 = { ordinal: 0, name: 'NVIDIA H200', computeCapability: '9.0', memoryBytes: 150_000_000_000, mig: 'disabled' as const, persistence: 'enabled' as const };
+  const h200 = {
+    ordinal: 0,
+    name: 'NVIDIA H200',
+    computeCapability: '9.0',
+    memoryBytes: 150_000_000_000,
+    mig: 'disabled' as const,
+    persistence: 'enabled' as const,
+  };
   function findings(driverCuda: number, gpus = [h200]): Omit<DoctorReport, 'problems' | 'usable'> {
     return {
       cudaTs: { version: '0.1.0', node: 'v22.0.0', platform: 'linux x64' },
-      driver: { found: true, path: '/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15', version: '550.54.15', cudaVersion: `${Math.floor(driverCuda / 1000)}.${(driverCuda % 1000) / 10}`, cudaVersionNumber: driverCuda, initStatus: 0 },
+      driver: {
+        found: true,
+        path: '/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15',
+        version: '550.54.15',
+        cudaVersion: `${Math.floor(driverCuda / 1000)}.${(driverCuda % 1000) / 10}`,
+        cudaVersionNumber: driverCuda,
+        initStatus: 0,
+      },
       gpus,
       releases: releases.map((r) => ({ ...r, driverRuns: driverCuda >= Number(r.release.split('.')[0]) * 1000 + Number(r.release.split('.')[1]) * 10 })),
-      libraries: [{ module: 'nvrtc', path: '/usr/local/cuda/lib64/libnvrtc.so.13', version: '13.0', fits: ['13.0'], sonames: ['libnvrtc.so.13', 'libnvrtc.so.12'], env: 'CUDA_TS_NVRTC_LIBRARY' }],
+      libraries: [
+        {
+          module: 'nvrtc',
+          path: '/usr/local/cuda/lib64/libnvrtc.so.13',
+          version: '13.0',
+          fits: ['13.0'],
+          sonames: ['libnvrtc.so.13', 'libnvrtc.so.12'],
+          env: 'CUDA_TS_NVRTC_LIBRARY',
+        },
+      ],
       environment: {},
     };
   }
@@ -126,13 +163,21 @@ describe('doctor judgement (made-up findings)', () => {
   test('a driver supporting CUDA 12.4 with 13.0 and 12.6 bindings: nothing runs, update to ≥ 560', () => {
     const verdict = diagnose(findings(12040));
     expect(verdict.usable).toBe(false);
-    expect(verdict.problems).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringMatching(/supports CUDA 12\.4: none of the installed bindings \(13\.0, 12\.6\)/), fix: expect.stringMatching(/≥ 560.*≥ 580 for 13\.0/) })]);
+    expect(verdict.problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        message: expect.stringMatching(/supports CUDA 12\.4: none of the installed bindings \(13\.0, 12\.6\)/),
+        fix: expect.stringMatching(/≥ 560.*≥ 580 for 13\.0/),
+      }),
+    ]);
   });
 
   test('a driver supporting CUDA 12.8: the 12.6 bindings fit, a warning says to use them or update to ≥ 580', () => {
     const verdict = diagnose(findings(12080));
     expect(verdict.usable).toBe(true);
-    expect(verdict.problems).toEqual([expect.objectContaining({ severity: 'warning', fix: expect.stringMatching(/use the `cuda-ts\/12\.6\/…` bindings .*update the driver to ≥ 580/) })]);
+    expect(verdict.problems).toEqual([
+      expect.objectContaining({ severity: 'warning', fix: expect.stringMatching(/use the `cuda-ts\/12\.6\/…` bindings .*update the driver to ≥ 580/) }),
+    ]);
   });
 
   test('cuInit failing names the status and its fix; no GPU is not usable', () => {
@@ -140,7 +185,9 @@ describe('doctor judgement (made-up findings)', () => {
     f.driver = { ...f.driver, initStatus: 100, initError: 'CUDA_ERROR_NO_DEVICE' };
     const verdict = diagnose(f);
     expect(verdict.usable).toBe(false);
-    expect(verdict.problems).toEqual([expect.objectContaining({ message: 'cuInit failed: CUDA_ERROR_NO_DEVICE (100)', fix: expect.stringMatching(/--gpus all/) })]);
+    expect(verdict.problems).toEqual([
+      expect.objectContaining({ message: 'cuInit failed: CUDA_ERROR_NO_DEVICE (100)', fix: expect.stringMatching(/--gpus all/) }),
+    ]);
   });
 
   test('no NVRTC next to a working driver: a warning about Program', () => {
@@ -169,20 +216,29 @@ describe('cuda-ts doctor: runtime, FFI and kernel cache', () => {
     expect(report.runtime).toEqual({ name: runtime, version: jsRuntimeVersion(), ffi });
     expect(report.kernelCache).toEqual({ enabled: true, dir: tmp, maxBytes: 2 ** 20, entries: 1, bytes: 3000 });
     const text = doctor(['doctor'], env).stdout;
-    expect(text).toContain(`${{ node: 'Node', bun: 'Bun', deno: 'Deno' }[runtime]} ${jsRuntimeVersion()}, FFI ${{ node: 'koffi', bun: 'bun:ffi', deno: 'Deno.dlopen' }[runtime]}`);
+    expect(text).toContain(
+      `${{ node: 'Node', bun: 'Bun', deno: 'Deno' }[runtime]} ${jsRuntimeVersion()}, FFI ${{ node: 'koffi', bun: 'bun:ffi', deno: 'Deno.dlopen' }[runtime]}`,
+    );
     expect(text).toContain(`${tmp}: 1 entries, 0.0 MiB of 1.0 MiB`);
   });
   test('a refused CUDA_TS_FFI or cache setting is an error with its fix; an FFI this runtime lacks is a warning', () => {
     const bad = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: 'ctypes', CUDA_TS_CACHE: 'maybe' })).stdout) as DoctorReport;
     expect(bad.usable).toBe(false);
     expect(bad.problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'/), expect.stringMatching(/CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\)/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'/),
+        expect.stringMatching(/CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\)/),
+      ]),
     );
     // an FFI of another runtime than the one running the bin
     const [other, name] = jsRuntime() === 'bun' ? ['deno', 'Deno'] : ['bun', 'Bun'];
     const r = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: other, CUDA_TS_CACHE: '0' })).stdout) as DoctorReport;
     expect(r.runtime).toMatchObject({ ffi: other, ffiUnavailable: expect.stringMatching(`not running under ${name}`) });
-    expect(r.problems).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'warning', message: expect.stringMatching(`CUDA_TS_FFI=${other} cannot be used: not running under ${name}`) })]));
+    expect(r.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ severity: 'warning', message: expect.stringMatching(`CUDA_TS_FFI=${other} cannot be used: not running under ${name}`) }),
+      ]),
+    );
     expect(r.kernelCache?.enabled).toBe(false);
   });
 });

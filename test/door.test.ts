@@ -33,7 +33,13 @@ const DRIVER_NAMES = /\b(driverRaw|driverBinder|DriverError|CUresult|CUdevice_at
 function releaseImports(text: string): string[] {
   const out: string[] = [];
   const re = /import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"](?:\.\.?\/)+releases['"]/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) out.push(...m[1].split(',').map((s) => s.trim()).filter(Boolean));
+  for (let m = re.exec(text); m; m = re.exec(text))
+    out.push(
+      ...m[1]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   return out;
 }
 

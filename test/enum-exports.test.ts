@@ -35,7 +35,7 @@ function publicEnums(entry: string): { enums: Map<string, string>; exported: Set
         if (p.getName().startsWith('_') || p.getName().startsWith('#')) continue;
         const decl = p.valueDeclaration ?? p.declarations?.[0];
         if (!decl || decl.getSourceFile().fileName.includes('node_modules')) continue;
-        const mods = ts.canHaveModifiers(decl) ? ts.getModifiers(decl) ?? [] : [];
+        const mods = ts.canHaveModifiers(decl) ? (ts.getModifiers(decl) ?? []) : [];
         if (mods.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword)) continue;
         if (ts.getJSDocTags(decl).some((t) => t.tagName.text === 'internal')) continue;
         visitType(checker.getTypeOfSymbolAtLocation(p, decl), `${where}.${p.getName()}`, depth + 1);
@@ -53,7 +53,8 @@ function publicEnums(entry: string): { enums: Map<string, string>; exported: Set
     if (!decl || !decl.getSourceFile().fileName.includes('/src/')) continue;
     if (target.flags & ts.SymbolFlags.Enum) continue;
     visitType(checker.getDeclaredTypeOfSymbol(target), s.getName(), 0);
-    if (target.flags & (ts.SymbolFlags.Class | ts.SymbolFlags.Function | ts.SymbolFlags.Variable)) visitType(checker.getTypeOfSymbolAtLocation(target, decl), s.getName(), 0);
+    if (target.flags & (ts.SymbolFlags.Class | ts.SymbolFlags.Function | ts.SymbolFlags.Variable))
+      visitType(checker.getTypeOfSymbolAtLocation(target, decl), s.getName(), 0);
   }
   return { enums, exported };
 }

@@ -231,7 +231,9 @@ d('fd-passing across processes', () => {
     const t = JSON.parse(await other.next()) as { pipe: DescriptorTicket; path: string };
     await stop(other, t.path);
     const t0 = Date.now();
-    expect(() => receiveDescriptor(t.pipe, { timeoutMs: 2000 })).toThrow(/receiveDescriptor: connect to the exporter's descriptor socket failed \(errno 111 ECONNREFUSED/);
+    expect(() => receiveDescriptor(t.pipe, { timeoutMs: 2000 })).toThrow(
+      /receiveDescriptor: connect to the exporter's descriptor socket failed \(errno 111 ECONNREFUSED/,
+    );
     expect(Date.now() - t0).toBeLessThan(3000);
   }, 30000);
 
@@ -256,7 +258,9 @@ d('fd-passing across processes', () => {
     try {
       const t = JSON.parse(await blocked.next()) as { pipe: DescriptorTicket };
       const t0 = Date.now();
-      expect(() => receiveDescriptor(t.pipe, { timeoutMs: 1000 })).toThrow(/receiveDescriptor: timed out after 1000 ms \(the exporter's event loop did not answer/);
+      expect(() => receiveDescriptor(t.pipe, { timeoutMs: 1000 })).toThrow(
+        /receiveDescriptor: timed out after 1000 ms \(the exporter's event loop did not answer/,
+      );
       const ms = Date.now() - t0;
       expect(ms).toBeGreaterThanOrEqual(900);
       expect(ms).toBeLessThan(2000);

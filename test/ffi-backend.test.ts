@@ -4,7 +4,19 @@
 // reason where the running Node has no node:ffi. `CUDA_TS_FFI=node` runs the whole unit suite with
 // the generated modules on node:ffi; the last block checks that the environment took effect.
 import { existsSync } from 'node:fs';
-import { Binder, type FfiBackend, Scratch, defaultFfi, jsRuntime, koffi, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
+import {
+  Binder,
+  type FfiBackend,
+  Scratch,
+  defaultFfi,
+  jsRuntime,
+  koffi,
+  loadLibrary,
+  nodeFfi,
+  nodeFfiParam,
+  nodeFfiSignature,
+  nodeFfiUnavailableReason,
+} from '../support';
 import { bunFfiSignature, bunFfiUnavailableReason } from '../support/bunffi';
 import { FIX_ARGUMENTS, fixedCall } from '../support/fixed-call';
 import { denoCallPlan, denoFfiUnavailableReason } from '../support/denoffi';
@@ -21,7 +33,14 @@ const cudart = hasCudart();
 const hasDriver = ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/local/nvidia/lib64/libcuda.so.1', '/usr/lib64/libcuda.so.1'].some(existsSync);
 const nodeReason = nodeFfiUnavailableReason();
 
-const runtimeSpec = { module: 'runtime', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY', resolve: 'symbol' as const };
+const runtimeSpec = {
+  module: 'runtime',
+  cudaVersion: '13.0',
+  cudaVersionNumber: 13000,
+  sonames: ['libcudart.so.13'],
+  env: 'CUDA_TS_RUNTIME_LIBRARY',
+  resolve: 'symbol' as const,
+};
 function binderFor(ffi: FfiBackend): Binder {
   const b = new Binder(runtimeSpec);
   b.configure({ ffi });
@@ -59,7 +78,9 @@ describe('choosing the FFI (no library needed)', () => {
     process.env.CUDA_TS_FFI = 'ctypes';
     try {
       const b = new Binder(runtimeSpec);
-      expect(() => b.bind('cudaGetLastError', 'cudaGetLastError', undefined, 'int32_t', [])).toThrow(/^cuda-ts runtime: cudaGetLastError: CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'$/);
+      expect(() => b.bind('cudaGetLastError', 'cudaGetLastError', undefined, 'int32_t', [])).toThrow(
+        /^cuda-ts runtime: cudaGetLastError: CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'$/,
+      );
       const c = new Binder(runtimeSpec);
       c.configure({ ffi: 'koffi' });
       expect(c.ffi).toBe('koffi');
@@ -69,7 +90,11 @@ describe('choosing the FFI (no library needed)', () => {
     }
   });
   test('bun:ffi signatures: pointers as ptr (strings copied for char *), 64-bit results as numbers below 2^53; records and pointer results stay on koffi', () => {
-    expect(bunFfiSignature('int32_t', ['void *', 'uintptr_t', 'const char *', 'uint32_t'])).toEqual({ args: ['ptr', 'u64', 'ptr', 'u32'], returns: 'i32', strings: [2] });
+    expect(bunFfiSignature('int32_t', ['void *', 'uintptr_t', 'const char *', 'uint32_t'])).toEqual({
+      args: ['ptr', 'u64', 'ptr', 'u32'],
+      returns: 'i32',
+      strings: [2],
+    });
     expect(bunFfiSignature('uint64_t', ['bool', 'double'])).toEqual({ args: ['bool', 'f64'], returns: 'u64_fast', strings: [] });
     expect(bunFfiSignature('const char *', ['int32_t'])).toMatch(/result type const char \* is not expressed through bun:ffi/);
     expect(bunFfiSignature('int32_t', [{}])).toMatch(/parameter 0 \(a record by value\)/);
@@ -79,7 +104,11 @@ describe('choosing the FFI (no library needed)', () => {
     expect(plan(['void *'])).toEqual({ direct: true, ffiArgs: ['u64'], padded: false });
     expect(plan(['void *', 'int32_t', 'float'])).toEqual({ direct: true, ffiArgs: ['u64', 'i32', 'f32'], padded: false });
     expect(plan(['uint8_t', 'int16_t', 'uint32_t', 'int64_t', 'size_t'])).toEqual({ direct: true, ffiArgs: ['u8', 'i16', 'u32', 'u64', 'u64'], padded: false });
-    expect(plan(['void *', 'int32_t', 'uint64_t', 'void *', 'void *', 'void *', 'uint32_t'])).toEqual({ direct: false, ffiArgs: ['u64', 'i32', 'u64', 'u64', 'u64', 'u64', 'u32'], padded: false });
+    expect(plan(['void *', 'int32_t', 'uint64_t', 'void *', 'void *', 'void *', 'uint32_t'])).toEqual({
+      direct: false,
+      ffiArgs: ['u64', 'i32', 'u64', 'u64', 'u64', 'u64', 'u32'],
+      padded: false,
+    });
   });
 });
 
@@ -126,7 +155,7 @@ for (const [backend, skip] of backends) {
       expect(f(null)).not.toBe(0); // NULL: the library refuses it
       expected('cudaRuntimeGetVersion');
     });
-    test('fixed arguments (Binder.nativeFixed, the typed layer\'s out-slot-only calls): the same slot every call, converted once where the FFI converts', () => {
+    test("fixed arguments (Binder.nativeFixed, the typed layer's out-slot-only calls): the same slot every call, converted once where the FFI converts", () => {
       const f = b.bind('cudaRuntimeGetVersion', 'cudaRuntimeGetVersion', undefined, 'int32_t', ['void *']);
       const s = new Scratch(2);
       const call = fixedCall(f, [s.slot(1)]);
@@ -171,15 +200,25 @@ for (const [backend, skip] of backends) {
       if (backend !== 'koffi') expect(b.backendOf('cudaGetErrorName')?.reason).toMatch(/const char \*/);
     });
     test('a JS callback (a koffi trampoline) passes through this FFI as a function pointer: libc qsort', () => {
-      const libc = new Binder({ module: 'libc', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libc.so.6'], env: 'CUDA_TS_LIBC_LIBRARY', resolve: 'symbol' });
+      const libc = new Binder({
+        module: 'libc',
+        cudaVersion: '13.0',
+        cudaVersionNumber: 13000,
+        sonames: ['libc.so.6'],
+        env: 'CUDA_TS_LIBC_LIBRARY',
+        resolve: 'symbol',
+      });
       libc.configure({ ffi: backend });
       const qsort = libc.bind('qsort', 'qsort', undefined, 'void', ['void *', 'size_t', 'size_t', 'void *']);
       expect(libc.backendOf('qsort')?.backend).toBe(backend);
       let calls = 0;
-      const cmp = koffi.register((a: unknown, b: unknown) => {
-        calls++;
-        return (koffi.decode(a, 'int') as number) - (koffi.decode(b, 'int') as number);
-      }, koffi.pointer(koffi.proto('int', ['const void *', 'const void *'])));
+      const cmp = koffi.register(
+        (a: unknown, b: unknown) => {
+          calls++;
+          return (koffi.decode(a, 'int') as number) - (koffi.decode(b, 'int') as number);
+        },
+        koffi.pointer(koffi.proto('int', ['const void *', 'const void *'])),
+      );
       try {
         const values = new Int32Array([5, 3, 9, 1, 7]);
         qsort(values, values.length, 4, cmp);
@@ -190,7 +229,14 @@ for (const [backend, skip] of backends) {
       }
     });
     test('a JS string given for const char * arrives as NUL-terminated UTF-8 (libc strlen), a size_t comes back as a number', () => {
-      const libc = new Binder({ module: 'libc', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libc.so.6'], env: 'CUDA_TS_LIBC_LIBRARY', resolve: 'symbol' });
+      const libc = new Binder({
+        module: 'libc',
+        cudaVersion: '13.0',
+        cudaVersionNumber: 13000,
+        sonames: ['libc.so.6'],
+        env: 'CUDA_TS_LIBC_LIBRARY',
+        resolve: 'symbol',
+      });
       libc.configure({ ffi: backend });
       const strlen = libc.bind('strlen', 'strlen', undefined, 'size_t', ['const char *']);
       expect(libc.backendOf('strlen')?.backend).toBe(backend);
@@ -228,7 +274,7 @@ for (const [backend, skip] of backends) {
     (buffer as ArrayBuffer & { transfer(): ArrayBuffer }).transfer();
     expect(() => version(view)).toThrow(TypeError);
   });
-  test('nodeFfi() is the running Node\'s module', () => {
+  test("nodeFfi() is the running Node's module", () => {
     expect(typeof nodeFfi()?.DynamicLibrary).toBe('function');
   });
 });

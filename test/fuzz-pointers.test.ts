@@ -12,9 +12,29 @@ import { clean, failureTable, rawSummaryLine, summaryLine } from './fuzz/report'
 
 const root = join(__dirname, '..');
 const MODULES = ['cublas', 'cublaslt', 'cudnn', 'cufft', 'curand', 'cusolver', 'cusparse', 'nccl'];
-const NAMED = new Set(['cublasSgemm', 'cublasCaxpy', 'cublasGemmEx', 'cublasGetVector', 'cublasLtMatmul', 'cublasLtMatmulAlgoGetHeuristic', 'cublasLtMatmulDescSetAttribute',
-  'cublasLtMatrixLayoutSetAttribute', 'cublasLtMatmulPreferenceSetAttribute', 'cudnnConvolutionForward', 'cudnnGetConvolutionForwardAlgorithm_v7', 'cufftExecC2C', 'curandGenerateUniform',
-  'curandGenerateNormal', 'cusolverDnSpotrf', 'cusolverDnXpotrf', 'cusparseCreateDnVec', 'cusparseSpMV', 'ncclAllReduce', 'ncclCommInitAll', 'ncclRedOpCreatePreMulSum']);
+const NAMED = new Set([
+  'cublasSgemm',
+  'cublasCaxpy',
+  'cublasGemmEx',
+  'cublasGetVector',
+  'cublasLtMatmul',
+  'cublasLtMatmulAlgoGetHeuristic',
+  'cublasLtMatmulDescSetAttribute',
+  'cublasLtMatrixLayoutSetAttribute',
+  'cublasLtMatmulPreferenceSetAttribute',
+  'cudnnConvolutionForward',
+  'cudnnGetConvolutionForwardAlgorithm_v7',
+  'cufftExecC2C',
+  'curandGenerateUniform',
+  'curandGenerateNormal',
+  'cusolverDnSpotrf',
+  'cusolverDnXpotrf',
+  'cusparseCreateDnVec',
+  'cusparseSpMV',
+  'ncclAllReduce',
+  'ncclCommInitAll',
+  'ncclRedOpCreatePreMulSum',
+]);
 const NEW_KINDS = new Set(['scalar', 'device', 'host', 'memory']);
 const EVERY = 10; // one function in EVERY of those with a new kind of parameter, per module
 
@@ -23,8 +43,14 @@ function sample(): string[] {
   const picked: string[] = [];
   for (const module of MODULES) {
     const { functions } = loadSignatures(root, '13.0', module);
-    const withNew = [...functions].filter(([, params]) => params.some((p) => NEW_KINDS.has(p.accepts))).map(([fn]) => fn).sort();
-    picked.push(...withNew.filter((fn, i) => i % EVERY === 0 || NAMED.has(fn)), ...[...functions.keys()].filter((fn) => NAMED.has(fn) && !withNew.includes(fn)));
+    const withNew = [...functions]
+      .filter(([, params]) => params.some((p) => NEW_KINDS.has(p.accepts)))
+      .map(([fn]) => fn)
+      .sort();
+    picked.push(
+      ...withNew.filter((fn, i) => i % EVERY === 0 || NAMED.has(fn)),
+      ...[...functions.keys()].filter((fn) => NAMED.has(fn) && !withNew.includes(fn)),
+    );
   }
   return picked;
 }

@@ -11,7 +11,15 @@ const root = join(__dirname, '..');
 describe('fuzz harness (fixture module: one function per kind of failure)', () => {
   let report: FuzzReport;
   beforeAll(async () => {
-    report = await runFuzz({ root: join(__dirname, 'fuzz/fixture'), version: '0.0', modules: ['sample'], jobs: 2, timeoutBaseMs: 3000, timeoutPerCallMs: 0, neutralRounds: 1 });
+    report = await runFuzz({
+      root: join(__dirname, 'fuzz/fixture'),
+      version: '0.0',
+      modules: ['sample'],
+      jobs: 2,
+      timeoutBaseMs: 3000,
+      timeoutPerCallMs: 0,
+      neutralRounds: 1,
+    });
   }, 120_000);
 
   const outcomes = (fn: string) => [...new Set(report.failures.filter((f) => f.c.fn === fn).map((f) => f.outcome))];
@@ -51,7 +59,12 @@ describe('fuzz harness (fixture module: one function per kind of failure)', () =
  * cannot pass vacuously), and nothing may crash, reach C, or throw an error that does not name the
  * function and the parameter.
  */
-function fuzzSuite(title: string, modules: string[], batchSize: number, least: { typedFunctions: number; typedCases: number; rawFunctions: number; rawCases: number }): void {
+function fuzzSuite(
+  title: string,
+  modules: string[],
+  batchSize: number,
+  least: { typedFunctions: number; typedCases: number; rawFunctions: number; rawCases: number },
+): void {
   describe(title, () => {
     let report: FuzzReport;
     beforeAll(async () => {
@@ -88,21 +101,47 @@ describe('bad-input fuzz: the public support helpers (cuda-ts/runtime-support), 
     expect(report.support.functions).toBeGreaterThanOrEqual(39);
     expect(report.support.cases).toBeGreaterThan(4000);
     const sent = new Set(supportCases(0).map((c) => `${c.fn}(${c.param} = ${c.value})`));
-    const named = ['encodeRecord(value = Uint8Array(1))', 'encodeRecord(value = [])', 'encodeRecord(value = {aa:1})', 'encodeRecord(value = {a:1.9})',
-      'encodeRecord(value = {a:2**32+3})', 'encodeRecord(value = {a:NaN})', "encodeRecord(value = {a:'x'})", 'allocLength(n = 1.5)', 'sameLength(counts = [1.5])',
-      'coversCount(count = NaN)', 'scalarArrayArg(value = Int8Array(2))', 'versionString(n = 1.5)', 'Scratch.slot(i = 12345)', 'readCString(address = 1.5)',
-      'decodeRecord(from = 12345)', 'toAddress(v = 1.5)', 'hostCallbacks.pending(value = -1)'];
+    const named = [
+      'encodeRecord(value = Uint8Array(1))',
+      'encodeRecord(value = [])',
+      'encodeRecord(value = {aa:1})',
+      'encodeRecord(value = {a:1.9})',
+      'encodeRecord(value = {a:2**32+3})',
+      'encodeRecord(value = {a:NaN})',
+      "encodeRecord(value = {a:'x'})",
+      'allocLength(n = 1.5)',
+      'sameLength(counts = [1.5])',
+      'coversCount(count = NaN)',
+      'scalarArrayArg(value = Int8Array(2))',
+      'versionString(n = 1.5)',
+      'Scratch.slot(i = 12345)',
+      'readCString(address = 1.5)',
+      'decodeRecord(from = 12345)',
+      'toAddress(v = 1.5)',
+      'hostCallbacks.pending(value = -1)',
+    ];
     expect(named.filter((c) => !sent.has(c))).toEqual([]);
   });
 
   test('0 crashes, 0 values taken silently, every error names the helper (or the call it checks) and the argument', () => {
     if (!clean(report)) process.stderr.write(`${failureTable(report)}\n${supportSummaryLine(report)}\n`);
     const s = report.support;
-    expect({ crashes: s.crashes, taken: s.reachedC, unnamed: s.unnamed, misattributed: s.misattributed, stopped: report.stopped }).toEqual({ crashes: 0, taken: 0, unnamed: 0, misattributed: 0, stopped: false });
+    expect({ crashes: s.crashes, taken: s.reachedC, unnamed: s.unnamed, misattributed: s.misattributed, stopped: report.stopped }).toEqual({
+      crashes: 0,
+      taken: 0,
+      unnamed: 0,
+      misattributed: 0,
+      stopped: false,
+    });
   });
 });
 
-fuzzSuite('bad-input fuzz: 13.0 driver + runtime typed layer, crash-isolated', ['driver', 'runtime'], 4000, { typedFunctions: 650, typedCases: 25_000, rawFunctions: 350, rawCases: 500 });
+fuzzSuite('bad-input fuzz: 13.0 driver + runtime typed layer, crash-isolated', ['driver', 'runtime'], 4000, {
+  typedFunctions: 650,
+  typedCases: 25_000,
+  rawFunctions: 350,
+  rawCases: 500,
+});
 
 // The libraries' modules (cuBLAS … NVML): no library is installed in CI, so a call that validation lets
 // through fails to load its library: that CudaLibraryError counts as "reached C", as it would have

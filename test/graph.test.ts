@@ -65,10 +65,22 @@ describe('LaunchConfig launch attributes', () => {
   });
 
   test('PDL, priority, memory-sync domain and map are encoded as CUlaunchAttributes', () => {
-    const cfg = new LaunchConfig({ grid: 8, block: 64, programmaticDependentLaunch: true, priority: -3, memSyncDomain: 'remote', memSyncDomainMap: { default: 0, remote: 1 } });
+    const cfg = new LaunchConfig({
+      grid: 8,
+      block: 64,
+      programmaticDependentLaunch: true,
+      priority: -3,
+      memSyncDomain: 'remote',
+      memSyncDomainMap: { default: 0, remote: 1 },
+    });
     const a = attrs(cfg);
     const A = drv.CUlaunchAttributeID;
-    expect(a.map(([id]) => id)).toEqual([A.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, A.CU_LAUNCH_ATTRIBUTE_PRIORITY, A.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, A.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP]);
+    expect(a.map(([id]) => id)).toEqual([
+      A.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+      A.CU_LAUNCH_ATTRIBUTE_PRIORITY,
+      A.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN,
+      A.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP,
+    ]);
     expect(a[0][1].getInt32(0, true)).toBe(1);
     expect(a[1][1].getInt32(0, true)).toBe(-3);
     expect(a[2][1].getInt32(0, true)).toBe(1);
@@ -81,7 +93,11 @@ describe('LaunchConfig launch attributes', () => {
 
   test('cluster with other attributes; the grid counts blocks', () => {
     const cfg = new LaunchConfig({ grid: 8, block: 32, cluster: 2, cooperative: true, programmaticDependentLaunch: true });
-    expect(attrs(cfg).map(([id]) => id)).toEqual([drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION]);
+    expect(attrs(cfg).map(([id]) => id)).toEqual([
+      drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+      drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+      drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+    ]);
     expect(() => new LaunchConfig({ grid: 3, block: 32, cluster: 2 })).toThrow(/grid \[3, 1, 1\] \(in blocks\) is not a multiple of cluster/);
   });
 
@@ -116,7 +132,9 @@ describe("host memory as a 'ptr' argument", () => {
   test('pageable memory is a TypeError before the launch', () => {
     drv.provideNative('cuMemHostGetDevicePointer', (() => 1) as never); // CUDA_ERROR_INVALID_VALUE
     const pack = new ArgPack(['ptr']);
-    expect(() => pack.write([new Uint8Array(8)], 0, 'launch k')).toThrow(/launch k: argument 0 \(ptr\) is a Uint8Array over host memory the device cannot address.*PinnedHostBuffer/);
+    expect(() => pack.write([new Uint8Array(8)], 0, 'launch k')).toThrow(
+      /launch k: argument 0 \(ptr\) is a Uint8Array over host memory the device cannot address.*PinnedHostBuffer/,
+    );
     expect(() => pack.write([new ArrayBuffer(0)], 0, 'launch k')).toThrow(/empty ArrayBuffer/);
   });
 });
@@ -157,7 +175,9 @@ describe('Graph builder (fake driver)', () => {
   test('memcpy/memset validation names the method and argument', () => {
     const g = Graph.create(ctx);
     const b = new FakeBuffer(64, ctx);
-    expect(() => g.addMemcpyNode([], b, 'x' as never)).toThrow(/Graph.addMemcpyNode: src must be a DeviceBuffer, a PinnedHostBuffer or a GraphAllocation, got string/);
+    expect(() => g.addMemcpyNode([], b, 'x' as never)).toThrow(
+      /Graph.addMemcpyNode: src must be a DeviceBuffer, a PinnedHostBuffer or a GraphAllocation, got string/,
+    );
     expect(() => g.addMemcpyNode([], b, b, { byteLength: 65 })).toThrow(RangeError);
     expect(() => g.addMemcpyNode([], b, b, { srcOffset: 1.5 })).toThrow(/srcOffset must be a non-negative integer/);
     expect(() => g.addMemcpyNode([], b, b, { length: 3 } as never)).toThrow(/unknown option 'length'/);
@@ -320,14 +340,20 @@ describe('Graph builder (fake driver)', () => {
 
 describe('Event IPC and completed()', () => {
   test('fromIpcHandle wants the 64-byte handle', () => {
-    expect(() => Event.fromIpcHandle(new Uint8Array(10))).toThrow(/Event.fromIpcHandle: handle must be the 64-byte Uint8Array from Event.ipcHandle\(\), got Uint8Array of 10 bytes/);
+    expect(() => Event.fromIpcHandle(new Uint8Array(10))).toThrow(
+      /Event.fromIpcHandle: handle must be the 64-byte Uint8Array from Event.ipcHandle\(\), got Uint8Array of 10 bytes/,
+    );
     expect(() => Event.fromIpcHandle('ab' as never)).toThrow(TypeError);
   });
 
   test('ipcHandle refuses a non-interprocess event; completed() resolves once the event is done', async () => {
     const ctx = fakeContext();
     let queries = 0;
-    const fake = fakeDriver(ctx, { cuEventCreate: (o) => out(o, 0x6000), cuEventDestroy: () => 0, cuEventQuery: () => (++queries < 3 ? drv.CUresult.CUDA_ERROR_NOT_READY : 0) });
+    const fake = fakeDriver(ctx, {
+      cuEventCreate: (o) => out(o, 0x6000),
+      cuEventDestroy: () => 0,
+      cuEventQuery: () => (++queries < 3 ? drv.CUresult.CUDA_ERROR_NOT_READY : 0),
+    });
     try {
       const ev = Event.create({ context: ctx });
       expect(() => ev.ipcHandle()).toThrow(/Event.ipcHandle: the event was not created with \{ interprocess: true, timing: false \}/);
@@ -428,7 +454,16 @@ describe('Device.properties, green contexts, execution affinity (fake driver)', 
 describe('typed kernel signatures (tsc)', () => {
   test('test/types/kernel-signature.ts compiles, and each @ts-expect-error line is an error without its comment', () => {
     const file = resolve(__dirname, 'types/kernel-signature.ts');
-    const options: ts.CompilerOptions = { noEmit: true, strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, skipLibCheck: true, lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'], types: ['node'] };
+    const options: ts.CompilerOptions = {
+      noEmit: true,
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      esModuleInterop: true,
+      skipLibCheck: true,
+      lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
+      types: ['node'],
+    };
     let previous: ts.Program | undefined;
     const diagnostics = (host?: ts.CompilerHost): readonly ts.Diagnostic[] => {
       const program = ts.createProgram([file], options, host, previous); // the second run reuses the unchanged files

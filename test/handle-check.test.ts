@@ -27,10 +27,15 @@ function fakeModule(): { native(name: string): NativeFunction; calls: string[] }
   };
   return { calls, native: (name) => impl[name] };
 }
-const TABLE = ['cuStreamCreate|o:CUstream_st:phStream,', 'cuStreamSynchronize|h:CUstream_st:hStream', 'cuStreamDestroy|h:CUstream_st:hStream', 'cuLaunchHostFunc|h:CUstream_st:hStream,f::fn,'].join('\n');
+const TABLE = [
+  'cuStreamCreate|o:CUstream_st:phStream,',
+  'cuStreamSynchronize|h:CUstream_st:hStream',
+  'cuStreamDestroy|h:CUstream_st:hStream',
+  'cuLaunchHostFunc|h:CUstream_st:hStream,f::fn,',
+].join('\n');
 
 describe('handle checks on a fake module', () => {
-  test('off by default: the functions bound are the library\'s own', () => {
+  test("off by default: the functions bound are the library's own", () => {
     const m = fakeModule();
     const native = m.native;
     checkHandles(m, TABLE);
@@ -46,13 +51,22 @@ describe('handle checks on a fake module', () => {
     expect(m.native('cuStreamSynchronize')(0)).toBe(0); // NULL: the legacy stream
     expect(m.native('cuStreamSynchronize')(2)).toBe(0); // CU_STREAM_PER_THREAD
     expect(m.native('cuStreamDestroy')(0x5000)).toBe(0);
-    expect(() => m.native('cuStreamSynchronize')(0x5000)).toThrow(new RangeError('cuStreamSynchronize: hStream is a CUstream_st handle (0x5000) that was destroyed (CUDA_TS_CHECK_HANDLES)'));
+    expect(() => m.native('cuStreamSynchronize')(0x5000)).toThrow(
+      new RangeError('cuStreamSynchronize: hStream is a CUstream_st handle (0x5000) that was destroyed (CUDA_TS_CHECK_HANDLES)'),
+    );
     expect(() => m.native('cuStreamDestroy')(0x5000)).toThrow(/^cuStreamDestroy: hStream is a CUstream_st handle \(0x5000\) that was destroyed/);
     expect(m.calls).toEqual(['create', 'sync', 'sync', 'sync', 'destroy']);
   });
 
   test('a call bound with its out-slot fixed (Binder.nativeFixed, as the typed layer binds getters) still learns the handle it writes', () => {
-    const b = new Binder({ module: 'fake', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libnone.so'], env: 'CUDA_TS_TEST_NONE', resolve: 'symbol' });
+    const b = new Binder({
+      module: 'fake',
+      cudaVersion: '13.0',
+      cudaVersionNumber: 13000,
+      sonames: ['libnone.so'],
+      env: 'CUDA_TS_TEST_NONE',
+      resolve: 'symbol',
+    });
     const impl: Record<string, NativeFunction> = {
       cuCtxGetCurrent: (out: Uint8Array) => ((new BigUint64Array(out.buffer, out.byteOffset, 1)[0] = 0x9000n), 0),
       cuCtxSetCurrent: () => 0,
@@ -70,8 +84,12 @@ describe('handle checks on a fake module', () => {
     const m = fakeModule();
     withChecks(() => checkHandles(m, TABLE));
     registerHandle('CUctx_st', 0x7000);
-    expect(() => m.native('cuStreamSynchronize')(0x7000)).toThrow(new TypeError('cuStreamSynchronize: hStream is a CUctx_st handle (0x7000), not a CUstream_st (CUDA_TS_CHECK_HANDLES)'));
-    expect(() => m.native('cuStreamSynchronize')(0xdeadbeef)).toThrow(/^cuStreamSynchronize: hStream = 0xdeadbeef is no CUstream_st handle this process has seen/);
+    expect(() => m.native('cuStreamSynchronize')(0x7000)).toThrow(
+      new TypeError('cuStreamSynchronize: hStream is a CUctx_st handle (0x7000), not a CUstream_st (CUDA_TS_CHECK_HANDLES)'),
+    );
+    expect(() => m.native('cuStreamSynchronize')(0xdeadbeef)).toThrow(
+      /^cuStreamSynchronize: hStream = 0xdeadbeef is no CUstream_st handle this process has seen/,
+    );
     registerHandle('CUstream_st', 0x8000n);
     expect(() => m.native('cuLaunchHostFunc')(0x8000, 0x1234, null)).toThrow(/^cuLaunchHostFunc: fn is not a function pointer koffi.register returned/);
     expect(m.calls).toEqual([]);
@@ -79,7 +97,11 @@ describe('handle checks on a fake module', () => {
 
   test('a CUkernel passes where a CUfunction is expected, as CUDA takes it', () => {
     const calls: string[] = [];
-    const m = { native: (_name: string): NativeFunction => () => (calls.push('launch'), 0) };
+    const m = {
+      native:
+        (_name: string): NativeFunction =>
+        () => (calls.push('launch'), 0),
+    };
     withChecks(() => checkHandles(m, 'cuLaunchKernel|h:CUfunc_st:f'));
     registerHandle('CUkern_st', 0xa000);
     expect(m.native('cuLaunchKernel')(0xa000)).toBe(0);
@@ -102,7 +124,11 @@ describe('handle checks on a fake module', () => {
   test('a bigint handle above 2**53 is checked like any other (it used to pass unchecked)', () => {
     const m = fakeModule();
     withChecks(() => checkHandles(m, TABLE));
-    expect(() => m.native('cuStreamSynchronize')(2n ** 60n)).toThrow(new RangeError('cuStreamSynchronize: hStream = 0x1000000000000000 is no CUstream_st handle this process has seen: not returned by a CUDA call, nor declared with registerHandle (CUDA_TS_CHECK_HANDLES)'));
+    expect(() => m.native('cuStreamSynchronize')(2n ** 60n)).toThrow(
+      new RangeError(
+        'cuStreamSynchronize: hStream = 0x1000000000000000 is no CUstream_st handle this process has seen: not returned by a CUDA call, nor declared with registerHandle (CUDA_TS_CHECK_HANDLES)',
+      ),
+    );
     expect(() => m.native('cuStreamSynchronize')(2n ** 64n - 1n)).toThrow(RangeError);
     expect(() => m.native('cuStreamSynchronize')(-5n)).toThrow(RangeError);
     expect(() => m.native('cuLaunchHostFunc')(0, 2n ** 60n, null)).toThrow(/^cuLaunchHostFunc: fn is not a function pointer koffi.register returned/);
@@ -115,15 +141,16 @@ describe('handle checks on a fake module', () => {
   test('a handle above 2**53 that a call writes is learned as a bigint', () => {
     const calls: string[] = [];
     const m = {
-      native: (name: string): NativeFunction =>
-        name === 'cuStreamCreate' ? (o: BigUint64Array) => ((o[0] = 2n ** 55n + 3n), 0) : () => (calls.push(name), 0),
+      native: (name: string): NativeFunction => (name === 'cuStreamCreate' ? (o: BigUint64Array) => ((o[0] = 2n ** 55n + 3n), 0) : () => (calls.push(name), 0)),
     };
     withChecks(() => checkHandles(m, TABLE));
     m.native('cuStreamCreate')(new BigUint64Array(1));
     expect(m.native('cuStreamSynchronize')(2n ** 55n + 3n)).toBe(0);
     expect(() => m.native('cuStreamSynchronize')(2n ** 55n + 4n)).toThrow(RangeError);
     expect(m.native('cuStreamDestroy')(2n ** 55n + 3n)).toBe(0);
-    expect(() => m.native('cuStreamSynchronize')(2n ** 55n + 3n)).toThrow(/^cuStreamSynchronize: hStream is a CUstream_st handle \(0x80000000000003\) that was destroyed/);
+    expect(() => m.native('cuStreamSynchronize')(2n ** 55n + 3n)).toThrow(
+      /^cuStreamSynchronize: hStream is a CUstream_st handle \(0x80000000000003\) that was destroyed/,
+    );
     expect(calls).toEqual(['cuStreamSynchronize', 'cuStreamDestroy']);
   });
 
@@ -148,7 +175,7 @@ const cudart = ['/usr/local/cuda/lib64/libcudart.so.13', '/usr/local/cuda/target
     );
   });
 
-  test('without it, the module binds koffi\'s functions unwrapped', () => {
+  test("without it, the module binds koffi's functions unwrapped", () => {
     let rt: typeof import('../generated/13.0/runtime') | undefined;
     jest.isolateModules(() => {
       rt = require('../generated/13.0/runtime');

@@ -2,7 +2,16 @@
 // where they belong (odd sizes, offsets into larger buffers, many rounds in a row), and helpers that cannot
 // load koffi never stop a copy: the calling thread takes their parts back, then stops using helpers.
 import { availableParallelism } from 'node:os';
-import { HELPER_WATCH_MS, MAX_COPY_HELPERS, PARALLEL_COPY_MIN_BYTES, copyHelperParts, copyHelpersUnavailable, hostCopy, resetCopyHelpers, setCopyHelperWatch } from '../src/memory/host-copy';
+import {
+  HELPER_WATCH_MS,
+  MAX_COPY_HELPERS,
+  PARALLEL_COPY_MIN_BYTES,
+  copyHelperParts,
+  copyHelpersUnavailable,
+  hostCopy,
+  resetCopyHelpers,
+  setCopyHelperWatch,
+} from '../src/memory/host-copy';
 
 function noise(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);

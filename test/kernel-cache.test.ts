@@ -5,8 +5,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  DEFAULT_CACHE_MAX_BYTES, decodeEntry, encodeEntry, kernelCacheConfig, kernelCacheKey, kernelCacheStats,
-  pruneKernelCache, readCachedKernel, writeCachedKernel,
+  DEFAULT_CACHE_MAX_BYTES,
+  decodeEntry,
+  encodeEntry,
+  kernelCacheConfig,
+  kernelCacheKey,
+  kernelCacheStats,
+  pruneKernelCache,
+  readCachedKernel,
+  writeCachedKernel,
 } from '../src/kernel-cache';
 
 const compiled: string[][] = [];
@@ -73,7 +80,9 @@ describe('kernel cache configuration', () => {
     expect(kernelCacheConfig({ HOME: '/h', CUDA_TS_CACHE: '0' }).enabled).toBe(false);
   });
   test('a setting it does not understand is a RangeError naming the variable and the caller', () => {
-    expect(() => kernelCacheConfig({ CUDA_TS_CACHE: 'yes' }, 'Program.compile')).toThrow(/^Program\.compile: CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\), got 'yes'/);
+    expect(() => kernelCacheConfig({ CUDA_TS_CACHE: 'yes' }, 'Program.compile')).toThrow(
+      /^Program\.compile: CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\), got 'yes'/,
+    );
     for (const bad of ['-1', '1.5', 'lots', '0']) expect(() => kernelCacheConfig({ CUDA_TS_CACHE_MAX_BYTES: bad })).toThrow(RangeError);
   });
 });
@@ -112,7 +121,15 @@ describe('keys and entries', () => {
     expect(decodeEntry(new Uint8Array([...bytes, 0]))).toBeUndefined();
     expect(decodeEntry(new TextEncoder().encode('{"not":"an entry"}'))).toBeUndefined();
     // the magic with a header that is JSON but not an entry's
-    for (const header of ['{"meta":{}}', '{"meta":{},"blobs":[[1,0]]}', '{"meta":{},"blobs":[["a",-1]]}', '{"meta":{},"blobs":[["a","1"]]}', '{"meta":{},"blobs":[5]}', '{"meta":{},"blobs":[null]}', 'null']) {
+    for (const header of [
+      '{"meta":{}}',
+      '{"meta":{},"blobs":[[1,0]]}',
+      '{"meta":{},"blobs":[["a",-1]]}',
+      '{"meta":{},"blobs":[["a","1"]]}',
+      '{"meta":{},"blobs":[5]}',
+      '{"meta":{},"blobs":[null]}',
+      'null',
+    ]) {
       const json = new TextEncoder().encode(header);
       const foreign = new Uint8Array([...bytes.subarray(0, 7), json.length, 0, 0, 0, ...json]);
       expect(decodeEntry(foreign)).toBeUndefined();
@@ -246,8 +263,12 @@ describe('Program.compile through the cache (fake NVRTC)', () => {
   test('bad cache settings are refused by name before anything compiles', () => {
     expect(() => new Program(source).compile({ arch: 'sm_90', cache: 'yes' as unknown as boolean })).toThrow(/^Program\.compile: cache must be a boolean/);
     // what NVRTC's typed layer checked on every compile, checked before the cache too
-    expect(() => new Program(source).compile({ arch: 'sm_90', options: [1 as unknown as string] })).toThrow(/^Program\.compile: options must be an array of strings/);
-    expect(() => new Program(source).compile({ arch: 'sm_90', options: '-lineinfo' as unknown as string[] })).toThrow(/^Program\.compile: options must be an array/);
+    expect(() => new Program(source).compile({ arch: 'sm_90', options: [1 as unknown as string] })).toThrow(
+      /^Program\.compile: options must be an array of strings/,
+    );
+    expect(() => new Program(source).compile({ arch: 'sm_90', options: '-lineinfo' as unknown as string[] })).toThrow(
+      /^Program\.compile: options must be an array/,
+    );
     expect(() => new Program(source).compile({ arch: 'sm_90', options: ['-D\0'] })).toThrow(/without NUL/);
     expect(() => new Program(source).compile({ arch: 90 as unknown as string })).toThrow(/^Program\.compile: arch must be a string/);
     process.env.CUDA_TS_CACHE_MAX_BYTES = 'huge';
@@ -290,9 +311,12 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
   const source = 'extern "C" __global__ void k() {}';
   // files mapped into this process (what fileIsMapped checks): node itself and a shared library
   const node = realpathSync(process.execPath);
-  const sharedLibrary = readFileSync('/proc/self/maps', 'utf8').split('\n').map((l) => l.trim().split(/\s+/).slice(5).join(' ')).find((f) => /\/lib[^/]*\.so[.\d]*$/.test(f))!;
+  const sharedLibrary = readFileSync('/proc/self/maps', 'utf8')
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).slice(5).join(' '))
+    .find((f) => /\/lib[^/]*\.so[.\d]*$/.test(f))!;
 
-  test('NVRTC_LIBRARY is the generated binder\'s spec', () => {
+  test("NVRTC_LIBRARY is the generated binder's spec", () => {
     const { binder } = require('../generated/13.0/nvrtc/binding');
     expect(binder.spec).toMatchObject({ module: NVRTC_LIBRARY.module, sonames: [...NVRTC_LIBRARY.sonames], env: NVRTC_LIBRARY.env });
   });
@@ -332,7 +356,7 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     expect(compiled).toHaveLength(2);
     expect(readdirSync(dir)).toEqual(['libnvrtc.so.13']);
   });
-  test('the identity changes with the file\'s content, time or place; a missing override names no file', () => {
+  test("the identity changes with the file's content, time or place; a missing override names no file", () => {
     const lib = join(dir, 'libnvrtc.so.13');
     writeFileSync(lib, 'v1');
     const spec = { ...NVRTC_LIBRARY, sonames: [...NVRTC_LIBRARY.sonames] };
@@ -351,10 +375,16 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     expect(libraryFile(spec, { CUDA_HOME: join(dir, 'home') })?.path).toBe(join(dir, 'home', 'lib64', 'libnvrtc.so.13'));
     expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: join(dir, 'none.so') })).toBeUndefined();
   });
-  test('the search walks support/library.ts\'s candidates in its order (overrides apart), and stops where told', () => {
+  test("the search walks support/library.ts's candidates in its order (overrides apart), and stops where told", () => {
     const spec = { module: 'm', sonames: ['liba.so.2', 'liba.so.1'], env: 'CUDA_TS_M_LIBRARY' };
     mkdirSync(join(dir, 'venv'));
-    for (const env of [{}, { CUDA_HOME: '/h' }, { CUDA_PATH: '/p', CUDA_HOME: '/h', LD_LIBRARY_PATH: '/l' }, { CONDA_PREFIX: '/c' }, { VIRTUAL_ENV: join(dir, 'venv'), CUDA_HOME: '/h' }]) {
+    for (const env of [
+      {},
+      { CUDA_HOME: '/h' },
+      { CUDA_PATH: '/p', CUDA_HOME: '/h', LD_LIBRARY_PATH: '/l' },
+      { CONDA_PREFIX: '/c' },
+      { VIRTUAL_ENV: join(dir, 'venv'), CUDA_HOME: '/h' },
+    ]) {
       const walked: string[] = [];
       searchOrder(spec, env, (p) => walked.push(p) < 0);
       expect(walked).toEqual(libraryCandidates(spec, env).map((c) => c.path));
@@ -363,14 +393,23 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     searchOrder(spec, { CUDA_HOME: '/h' }, (p) => walked.push(p) === 2);
     expect(walked).toEqual(['/h/lib64/liba.so.2', '/h/lib64/liba.so.1']);
   });
-  test('the system loader\'s part: LD_LIBRARY_PATH, then the ld.so.cache (this ABI, no hwcap variants), then not found', () => {
+  test("the system loader's part: LD_LIBRARY_PATH, then the ld.so.cache (this ABI, no hwcap variants), then not found", () => {
     const cache = join(dir, 'ld.so.cache');
     const abi = (process.arch === 'arm64' ? 0x0a00 : 0x0300) | 3;
-    writeFileSync(cache, ldCache([
-      [abi, 'liba.so.1', '/x/liba.so.1', 0], [0x0003, 'libb.so.2', '/x32/libb.so.2', 0], [abi, 'libb.so.2', '/x/libb.so.2', 0], [abi, 'libh.so', '/h/libh.so', 1],
-      // one name in two entries (each with a string of its own): the first entry wins, as in the loader; a hwcap variant anywhere makes it undecidable
-      [abi, 'libd.so.1', '/first/libd.so.1', 0], [abi, 'libd.so.1', '/second/libd.so.1', 0], [abi, 'libe.so.1', '/e/libe.so.1', 0], [abi, 'libe.so.1', '/e/v3/libe.so.1', 2],
-    ]));
+    writeFileSync(
+      cache,
+      ldCache([
+        [abi, 'liba.so.1', '/x/liba.so.1', 0],
+        [0x0003, 'libb.so.2', '/x32/libb.so.2', 0],
+        [abi, 'libb.so.2', '/x/libb.so.2', 0],
+        [abi, 'libh.so', '/h/libh.so', 1],
+        // one name in two entries (each with a string of its own): the first entry wins, as in the loader; a hwcap variant anywhere makes it undecidable
+        [abi, 'libd.so.1', '/first/libd.so.1', 0],
+        [abi, 'libd.so.1', '/second/libd.so.1', 0],
+        [abi, 'libe.so.1', '/e/libe.so.1', 0],
+        [abi, 'libe.so.1', '/e/v3/libe.so.1', 2],
+      ]),
+    );
     expect(ldCacheLookup(cache, 'libd.so.1')).toBe('/first/libd.so.1');
     expect(ldCacheLookup(cache, 'libe.so.1')).toBeNull();
     expect(ldCacheLookup(cache, 'liba.so.1')).toBe('/x/liba.so.1');

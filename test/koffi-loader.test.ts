@@ -58,7 +58,10 @@ describe('the runtime’s koffi in a fresh process', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(repo, 'test', '.koffi-loader-'));
     const source = readFileSync(join(repo, 'support/koffi.ts'), 'utf8');
-    writeFileSync(join(dir, 'koffi.js'), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText);
+    writeFileSync(
+      join(dir, 'koffi.js'),
+      ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText,
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -15,7 +15,12 @@ const STORE_RANK_TS = resolve(__dirname, 'fixtures/distributed/store-rank.ts');
 const BIN = resolve(ROOT, 'bin/cuda-ts-run.js');
 const SHARED = 'f3a9c1d07e5b4a2896c4e1f0b7d3a5c9';
 
-interface Run { code: number | null; lines: Record<string, unknown>[]; stderr: string; ms: number }
+interface Run {
+  code: number | null;
+  lines: Record<string, unknown>[];
+  stderr: string;
+  ms: number;
+}
 
 /** Runs bin/cuda-ts-run.js with `args`; `signalAfterLines` sends SIGTERM to the launcher once that many JSON lines came. */
 function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterLines?: number, cwd = ROOT): Promise<Run> {
@@ -38,7 +43,10 @@ function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterLines?: 
     }, 30_000);
     p.on('exit', (code) => {
       clearTimeout(guard);
-      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       done({ code, lines, stderr: err, ms: Date.now() - t0 });
     });
   });
@@ -55,7 +63,12 @@ function alive(pid: number): boolean {
 
 test('parses torchrun-style arguments and refuses bad ones', () => {
   expect(parseLauncherArgs(['--nproc-per-node', '2', 'x.ts', '--flag', 'v'])).toMatchObject({ nprocPerNode: 2, script: 'x.ts', args: ['--flag', 'v'] });
-  expect(parseLauncherArgs(['--nproc_per_node=4', '--nnodes', '2', '--node_rank', '1', '--master', '10.0.0.1:29500', 'x.js'])).toMatchObject({ nprocPerNode: 4, nnodes: 2, nodeRank: 1, master: '10.0.0.1:29500' });
+  expect(parseLauncherArgs(['--nproc_per_node=4', '--nnodes', '2', '--node_rank', '1', '--master', '10.0.0.1:29500', 'x.js'])).toMatchObject({
+    nprocPerNode: 4,
+    nnodes: 2,
+    nodeRank: 1,
+    master: '10.0.0.1:29500',
+  });
   expect(parseLauncherArgs(['--help'])).toBe('help');
   expect(parseLauncherArgs(['--nproc-per-node', '1', '--run-id', 'job-7.a', 'x.js'])).toMatchObject({ runId: 'job-7.a' });
   expect(() => parseLauncherArgs(['--nproc-per-node', '1', '--run-id', 'a b', 'x.js'])).toThrow(/cuda-ts-run: --run-id: the run id/);
@@ -79,7 +92,16 @@ test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 
   const runId = envs[0].CUDA_TS_RUN_ID;
   expect(runId).toMatch(/^[0-9a-f]{16}$/); // one per launch
   envs.forEach((e, i) => {
-    expect(e).toMatchObject({ RANK: String(i), LOCAL_RANK: String(i), WORLD_SIZE: '3', LOCAL_WORLD_SIZE: '3', NODE_RANK: '0', MASTER_ADDR: '127.0.0.1', CUDA_TS_STORE_TOKEN: token, CUDA_TS_RUN_ID: runId });
+    expect(e).toMatchObject({
+      RANK: String(i),
+      LOCAL_RANK: String(i),
+      WORLD_SIZE: '3',
+      LOCAL_WORLD_SIZE: '3',
+      NODE_RANK: '0',
+      MASTER_ADDR: '127.0.0.1',
+      CUDA_TS_STORE_TOKEN: token,
+      CUDA_TS_RUN_ID: runId,
+    });
     expect(Number(e.MASTER_PORT)).toBeGreaterThan(0);
     expect(e.MASTER_PORT).toBe(envs[0].MASTER_PORT);
   });
@@ -87,13 +109,20 @@ test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 
 });
 
 test('several nodes: ranks are offset by the node rank; the token must come from the environment', async () => {
-  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', '--run-id', 'job-7', RANK_JS, 'ok'], { CUDA_TS_STORE_TOKEN: SHARED });
+  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', '--run-id', 'job-7', RANK_JS, 'ok'], {
+    CUDA_TS_STORE_TOKEN: SHARED,
+  });
   expect(r.code).toBe(0);
   const ranks = r.lines.map((l) => (l.env as Record<string, string>).RANK).sort();
   expect(ranks).toEqual(['4', '5']);
-  expect(r.lines.every((l) => (l.env as Record<string, string>).WORLD_SIZE === '6' && (l.env as Record<string, string>).CUDA_TS_STORE_TOKEN === SHARED)).toBe(true);
+  expect(r.lines.every((l) => (l.env as Record<string, string>).WORLD_SIZE === '6' && (l.env as Record<string, string>).CUDA_TS_STORE_TOKEN === SHARED)).toBe(
+    true,
+  );
   expect(r.lines.every((l) => (l.env as Record<string, string>).CUDA_TS_RUN_ID === 'job-7')).toBe(true);
-  const noRunId = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: SHARED, CUDA_TS_RUN_ID: '' });
+  const noRunId = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], {
+    CUDA_TS_STORE_TOKEN: SHARED,
+    CUDA_TS_RUN_ID: '',
+  });
   expect(noRunId.code).toBe(2);
   expect(noRunId.stderr).toMatch(/pass --run-id ID \(or set CUDA_TS_RUN_ID\), the same on every node and new for each job/);
   const weak = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: 'shared' });
@@ -171,7 +200,10 @@ test('a launcher killed with SIGKILL leaves no rank behind: the reaper stops the
 // Under Deno the rank gives the signal its default action back through libc first (Deno itself survives
 // SIGBUS and SIGQUIT): what a user relies on there is this report when a rank does die of one.
 test('a rank killed by SIGBUS or SIGQUIT is reported with its own number (128 + 7, 128 + 3)', async () => {
-  for (const [sig, code] of [['SIGBUS', 135], ['SIGQUIT', 131]] as const) {
+  for (const [sig, code] of [
+    ['SIGBUS', 135],
+    ['SIGQUIT', 131],
+  ] as const) {
     const r = await runBin(['--nproc-per-node', '1', SIGNAL_JS, sig]);
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(new RegExp(`was killed by ${sig}`));
@@ -203,7 +235,15 @@ describe('issue 47', () => {
     const r = await runBin(['--nproc-per-node', '2', STORE_RANK_TS]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.lines.filter((l) => l.met === true).map((l) => [l.rank, l.serves]).sort()).toEqual([[0, false], [1, false]]);
+    expect(
+      r.lines
+        .filter((l) => l.met === true)
+        .map((l) => [l.rank, l.serves])
+        .sort(),
+    ).toEqual([
+      [0, false],
+      [1, false],
+    ]);
   });
 
   test('a process a rank moved to its own session (setsid) is stopped with the ranks', async () => {
@@ -248,7 +288,10 @@ describe('issue 47', () => {
       });
     });
     const master = `127.0.0.1:${port}`;
-    const jobA = spawn(process.execPath, [BIN, '--nproc-per-node', '2', '--master', master, '--run-id', 'job-a', STORE_RANK_TS, '6000'], { cwd: ROOT, env: { ...process.env, CUDA_TS_STORE_TOKEN: SHARED } });
+    const jobA = spawn(process.execPath, [BIN, '--nproc-per-node', '2', '--master', master, '--run-id', 'job-a', STORE_RANK_TS, '6000'], {
+      cwd: ROOT,
+      env: { ...process.env, CUDA_TS_STORE_TOKEN: SHARED },
+    });
     let outA = '';
     let errA = '';
     jobA.stderr.on('data', (d) => (errA += d));
@@ -264,7 +307,9 @@ describe('issue 47', () => {
       });
     });
     // job B's rank 1 (its node 1 of 2) reaches job A's store with the same token
-    const b = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--node-rank', '1', '--master', master, '--run-id', 'job-b', STORE_RANK_TS], { CUDA_TS_STORE_TOKEN: SHARED });
+    const b = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--node-rank', '1', '--master', master, '--run-id', 'job-b', STORE_RANK_TS], {
+      CUDA_TS_STORE_TOKEN: SHARED,
+    });
     expect(b.code).toBe(4);
     expect(b.stderr).toMatch(/rank 1: TcpStore.connect: 127\.0\.0\.1:\d+ serves another run \(run id "job-a"\), not this process's \("job-b"/);
     expect(await exitA).toBe(0);

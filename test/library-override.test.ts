@@ -30,7 +30,11 @@ withCudart('the driver library overridden with libcudart: a call names the file 
     try { d.cuInit(0); process.stdout.write('no error'); } catch (e) { process.stdout.write(e.constructor.name + ': ' + e.message); }
   `;
   const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: cudart } });
-  expect(r.stdout).toMatch(new RegExp(`^CudaSymbolError: cuInit is not available: ${cudart!.replace(/[.]/g, '\\.')}, which CUDA_TS_DRIVER_LIBRARY names, does not export it: is that libcuda\\.so\\.1\\?`));
+  expect(r.stdout).toMatch(
+    new RegExp(
+      `^CudaSymbolError: cuInit is not available: ${cudart!.replace(/[.]/g, '\\.')}, which CUDA_TS_DRIVER_LIBRARY names, does not export it: is that libcuda\\.so\\.1\\?`,
+    ),
+  );
   expect(r.stdout).not.toMatch(/driver ≥|upgrade/);
 });
 

@@ -24,7 +24,10 @@ describe('VirtualMemoryResource (fake driver)', () => {
     expect([prop.getInt32(0, true), prop.getInt32(8, true), prop.getInt32(12, true)]).toEqual([1, 1, 0]);
     expect(vm.grow(3 * MiB)).toBe(6 * MiB);
     const maps = named('cuMemMap');
-    expect(maps.map((a) => [a[0], a[1]])).toEqual([[0x7e0000000000, 2 * MiB], [0x7e0000000000 + 2 * MiB, 4 * MiB]]);
+    expect(maps.map((a) => [a[0], a[1]])).toEqual([
+      [0x7e0000000000, 2 * MiB],
+      [0x7e0000000000 + 2 * MiB, 4 * MiB],
+    ]);
     const access = last('cuMemSetAccess');
     expect(access.slice(0, 2)).toEqual([0x7e0000000000 + 2 * MiB, 4 * MiB]);
     expect(access[3]).toBe(1);
@@ -49,7 +52,9 @@ describe('VirtualMemoryResource (fake driver)', () => {
     expect(() => VirtualMemoryResource.create(undefined as never)).toThrow(/VirtualMemoryResource.create: options must be an object with maxSize/);
     expect(() => VirtualMemoryResource.create({ maxSize: 0, context: ctx })).toThrow(/maxSize must be positive/);
     expect(() => VirtualMemoryResource.create({ maxSize: 'big' as never, context: ctx })).toThrow(TypeError);
-    expect(() => VirtualMemoryResource.create({ maxSize: MiB, granularity: 'huge' as never, context: ctx })).toThrow(/granularity must be 'minimum' or 'recommended'/);
+    expect(() => VirtualMemoryResource.create({ maxSize: MiB, granularity: 'huge' as never, context: ctx })).toThrow(
+      /granularity must be 'minimum' or 'recommended'/,
+    );
     expect(() => VirtualMemoryResource.create({ maxSize: MiB, accessFrom: [], context: ctx })).toThrow(/accessFrom must be a non-empty array/);
     expect(() => VirtualMemoryResource.create({ maxSize: MiB, size: 3, context: ctx } as never)).toThrow(/unknown option 'size'/);
     expect(() => VirtualMemoryResource.create({ maxSize: MiB, initialSize: 4 * MiB, context: ctx })).toThrow(/initialSize 4194304 is larger than maxSize/);
@@ -65,12 +70,25 @@ describe('copyBatch (fake driver)', () => {
     const a = new FakeBuffer(256, ctx, 0x7f4000000000);
     const b = new FakeBuffer(256, ctx, 0x7f4000001000);
     const host = new Float32Array(16);
-    copyBatch(s, [
-      { dst: a, src: b, bytes: 128 },
-      { dst: b, src: host, dstOffset: 64 },
-      { dst: a, src: b, srcOffset: 8, dstOffset: 128, bytes: 8 },
-    ], { preferOverlapWithCompute: true });
-    const [dsts, srcs, sizes, n, attrs, idxs, numAttrs, h] = last('cuMemcpyBatchAsync') as [BigUint64Array, BigUint64Array, BigUint64Array, number, Uint8Array, BigUint64Array, number, number];
+    copyBatch(
+      s,
+      [
+        { dst: a, src: b, bytes: 128 },
+        { dst: b, src: host, dstOffset: 64 },
+        { dst: a, src: b, srcOffset: 8, dstOffset: 128, bytes: 8 },
+      ],
+      { preferOverlapWithCompute: true },
+    );
+    const [dsts, srcs, sizes, n, attrs, idxs, numAttrs, h] = last('cuMemcpyBatchAsync') as [
+      BigUint64Array,
+      BigUint64Array,
+      BigUint64Array,
+      number,
+      Uint8Array,
+      BigUint64Array,
+      number,
+      number,
+    ];
     expect(n).toBe(3);
     expect(Array.from(dsts, Number)).toEqual([0x7f4000000000, 0x7f4000001000 + 64, 0x7f4000000000 + 128]);
     expect(Number(srcs[0])).toBe(0x7f4000001000);
@@ -83,7 +101,14 @@ describe('copyBatch (fake driver)', () => {
     expect([av.getInt32(0, true), av.getInt32(24, true), av.getInt32(48, true)]).toEqual([1, 2, 1]); // stream, during the call, stream
     expect(av.getUint32(20, true)).toBe(1);
     expect(h).toBe(s.handle);
-    copyBatch(s, [{ dst: a, src: b }, { dst: b, src: a }], { srcAccessOrder: 'any' });
+    copyBatch(
+      s,
+      [
+        { dst: a, src: b },
+        { dst: b, src: a },
+      ],
+      { srcAccessOrder: 'any' },
+    );
     const [, , , , attrs2, idxs2, num2] = last('cuMemcpyBatchAsync') as [unknown, unknown, unknown, unknown, Uint8Array, BigUint64Array, number];
     expect(num2).toBe(1);
     expect(Array.from(idxs2, Number)).toEqual([0]);
@@ -99,7 +124,12 @@ describe('copyBatch (fake driver)', () => {
     expect(() => copyBatch(s, {} as never)).toThrow(/copies must be an array/);
     expect(() => copyBatch(s, [{ dst: a, src: a, bytes: 65 }])).toThrow(/copyBatch: copies\[0\]: 65 bytes from offset 0 run past the end of the source/);
     expect(() => copyBatch(s, [{ dst: a, src: 0x1000 }])).toThrow(/copies\[0\]: bytes is required when src is an address/);
-    expect(() => copyBatch(s, [{ dst: a, src: a }, { dst: new Uint8Array(4) as never, src: a }])).toThrow(/copies\[1\].dst: host data cannot be a batched-copy destination/);
+    expect(() =>
+      copyBatch(s, [
+        { dst: a, src: a },
+        { dst: new Uint8Array(4) as never, src: a },
+      ]),
+    ).toThrow(/copies\[1\].dst: host data cannot be a batched-copy destination/);
     expect(() => copyBatch(s, [{ dst: a, src: a, size: 4 } as never])).toThrow(/unknown field 'size'/);
     expect(() => copyBatch(s, [{ dst: a, src: a }], { srcAccessOrder: 'duringApiCall' as never })).toThrow(/srcAccessOrder must be 'stream' or 'any'/);
     expect(() => copyBatch(s, [{ dst: 'x' as never, src: a }])).toThrow(/copies\[0\].dst must be a DeviceBuffer/);
@@ -114,7 +144,9 @@ describe('copyBatch (fake driver)', () => {
     const a = new FakeBuffer(64, ctx);
     try {
       provideDriverVersion(12080);
-      expect(() => copyBatch(s, [{ dst: a, src: a }])).toThrow(/batched copies need a CUDA 13.0 driver .* the 12.8 form this driver has takes other arguments; the installed driver supports CUDA 12.8/);
+      expect(() => copyBatch(s, [{ dst: a, src: a }])).toThrow(
+        /batched copies need a CUDA 13.0 driver .* the 12.8 form this driver has takes other arguments; the installed driver supports CUDA 12.8/,
+      );
       provideDriverVersion(12040);
       expect(() => copyBatch(s, [{ dst: a, src: a }])).toThrow(/added in CUDA 12.8.*supports CUDA 12.4/);
     } finally {
@@ -169,7 +201,9 @@ describe('TensorMap (fake driver)', () => {
     expect(() => TensorMap.tiled({ ...base, shape: [32, 33] })).toThrow(/the tensor spans 4224 bytes, the buffer holds 4096/);
     expect(() => TensorMap.tiled({ ...base, buffer: new FakeBuffer(4096, ctx, 0x7f5000000008) })).toThrow(/is not 16-byte aligned/);
     expect(() => TensorMap.tiled({ ...base, dtype: 'f8' as never })).toThrow(/dtype must be one of 'u8'/);
-    expect(() => TensorMap.tiled({ ...base, shape: [1, 1, 1, 1, 1, 1], box: [1, 1, 1, 1, 1, 1] })).toThrow(/shape must be an array of 1 to 5 dimensions, got 6 entries/);
+    expect(() => TensorMap.tiled({ ...base, shape: [1, 1, 1, 1, 1, 1], box: [1, 1, 1, 1, 1, 1] })).toThrow(
+      /shape must be an array of 1 to 5 dimensions, got 6 entries/,
+    );
     expect(() => TensorMap.tiled({ ...base, swizzle: '256B' as never })).toThrow(/swizzle must be one of 'none'/);
     expect(() => TensorMap.tiled({ ...base, strides: [64, 64] })).toThrow(/strides must have 1 entries/);
     expect(() => TensorMap.tiled({ ...base, buffer: 0x1000 as never })).toThrow(/buffer must be a DeviceBuffer/);
@@ -182,14 +216,44 @@ describe('TensorMap (fake driver)', () => {
 
   test('im2col: rank 3 to 5, corners per spatial dimension', () => {
     const a = new FakeBuffer(8 * 8 * 8 * 4 * 2, ctx);
-    const map = TensorMap.im2col({ buffer: a, dtype: 'f32', shape: [4, 8, 8, 2], pixelBoxLowerCorner: [-1, -1], pixelBoxUpperCorner: [1, 1], channelsPerPixel: 4, pixelsPerColumn: 32 });
+    const map = TensorMap.im2col({
+      buffer: a,
+      dtype: 'f32',
+      shape: [4, 8, 8, 2],
+      pixelBoxLowerCorner: [-1, -1],
+      pixelBoxUpperCorner: [1, 1],
+      channelsPerPixel: 4,
+      pixelsPerColumn: 32,
+    });
     const args = last('cuTensorMapEncodeIm2col');
     expect(Array.from(args[6] as Int32Array)).toEqual([-1, -1]);
     expect(args.slice(8, 10)).toEqual([4, 32]);
     expect(map.mode).toBe('im2col');
-    expect(() => TensorMap.im2col({ buffer: a, dtype: 'f32', shape: [4, 8], pixelBoxLowerCorner: [], pixelBoxUpperCorner: [], channelsPerPixel: 4, pixelsPerColumn: 8 })).toThrow(/TensorMap.im2col: an im2col tensor has rank 3 to 5, got 2/);
-    expect(() => TensorMap.im2col({ buffer: a, dtype: 'f32', shape: [4, 8, 8, 2], pixelBoxLowerCorner: [0], pixelBoxUpperCorner: [0, 0], channelsPerPixel: 4, pixelsPerColumn: 8 })).toThrow(/pixelBoxLowerCorner must have 2 entries/);
-    expect(() => TensorMap.im2col({ buffer: a, dtype: 'f32', shape: [4, 8, 8, 2], pixelBoxLowerCorner: [0, 0], pixelBoxUpperCorner: [0, 0], channelsPerPixel: 0, pixelsPerColumn: 8 })).toThrow(/channelsPerPixel must be from 1 to 256/);
+    expect(() =>
+      TensorMap.im2col({ buffer: a, dtype: 'f32', shape: [4, 8], pixelBoxLowerCorner: [], pixelBoxUpperCorner: [], channelsPerPixel: 4, pixelsPerColumn: 8 }),
+    ).toThrow(/TensorMap.im2col: an im2col tensor has rank 3 to 5, got 2/);
+    expect(() =>
+      TensorMap.im2col({
+        buffer: a,
+        dtype: 'f32',
+        shape: [4, 8, 8, 2],
+        pixelBoxLowerCorner: [0],
+        pixelBoxUpperCorner: [0, 0],
+        channelsPerPixel: 4,
+        pixelsPerColumn: 8,
+      }),
+    ).toThrow(/pixelBoxLowerCorner must have 2 entries/);
+    expect(() =>
+      TensorMap.im2col({
+        buffer: a,
+        dtype: 'f32',
+        shape: [4, 8, 8, 2],
+        pixelBoxLowerCorner: [0, 0],
+        pixelBoxUpperCorner: [0, 0],
+        channelsPerPixel: 0,
+        pixelsPerColumn: 8,
+      }),
+    ).toThrow(/channelsPerPixel must be from 1 to 256/);
     map.close();
     a.close();
   });
@@ -201,7 +265,14 @@ describe('CudaArray, TextureObject, SurfaceObject (fake driver)', () => {
   test('array descriptor, whole-array copies, texture and surface descriptors; parents kept alive', () => {
     const arr = CudaArray.create({ width: 32, height: 16, format: 'f32', channels: 2, surface: true, context: ctx });
     const d = dv(last('cuArray3DCreate')[1]);
-    expect([Number(d.getBigUint64(0, true)), Number(d.getBigUint64(8, true)), Number(d.getBigUint64(16, true)), d.getInt32(24, true), d.getUint32(28, true), d.getUint32(32, true)]).toEqual([32, 16, 0, 0x20, 2, 2]);
+    expect([
+      Number(d.getBigUint64(0, true)),
+      Number(d.getBigUint64(8, true)),
+      Number(d.getBigUint64(16, true)),
+      d.getInt32(24, true),
+      d.getUint32(28, true),
+      d.getUint32(32, true),
+    ]).toEqual([32, 16, 0, 0x20, 2, 2]);
     expect(arr.byteLength).toBe(32 * 16 * 8);
     const host = new Float32Array(32 * 16 * 2);
     arr.copyFrom(host);
@@ -245,11 +316,19 @@ describe('CudaArray, TextureObject, SurfaceObject (fake driver)', () => {
     const b = new FakeBuffer(4096, ctx, 0x7f6000000000);
     const lin = TextureObject.create({ buffer: b, format: 'u8', channels: 4 }, { readMode: 'normalizedFloat' });
     let res = dv(last('cuTexObjectCreate')[1]);
-    expect([res.getInt32(0, true), Number(res.getBigUint64(8, true)), res.getInt32(16, true), res.getUint32(20, true), Number(res.getBigUint64(24, true))]).toEqual([2, 0x7f6000000000, 1, 4, 4096]);
+    expect([
+      res.getInt32(0, true),
+      Number(res.getBigUint64(8, true)),
+      res.getInt32(16, true),
+      res.getUint32(20, true),
+      Number(res.getBigUint64(24, true)),
+    ]).toEqual([2, 0x7f6000000000, 1, 4, 4096]);
     expect(dv(last('cuTexObjectCreate')[2]).getUint32(16, true)).toBe(0); // normalized float: not read as integer
     const pitched = TextureObject.create({ buffer: b, format: 'f32', width: 16, height: 8, pitch: 128 });
     res = dv(last('cuTexObjectCreate')[1]);
-    expect([res.getInt32(0, true), Number(res.getBigUint64(24, true)), Number(res.getBigUint64(32, true)), Number(res.getBigUint64(40, true))]).toEqual([3, 16, 8, 128]);
+    expect([res.getInt32(0, true), Number(res.getBigUint64(24, true)), Number(res.getBigUint64(32, true)), Number(res.getBigUint64(40, true))]).toEqual([
+      3, 16, 8, 128,
+    ]);
     b.close();
     lin.close();
     expect(b.freed).toBe(0);
@@ -259,11 +338,19 @@ describe('CudaArray, TextureObject, SurfaceObject (fake driver)', () => {
     const c = new FakeBuffer(64, ctx);
     expect(() => TextureObject.create({ buffer: c, format: 'f64' as never })).toThrow(/TextureObject.create: format must be one of 'u8'/);
     expect(() => TextureObject.create({ buffer: c, format: 'f32', channels: 3 as never })).toThrow(/channels must be 1, 2 or 4, got number 3/);
-    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 4, height: 8, pitch: 32 })).toThrow(/8 rows of pitch 32 do not fit in the buffer \(64 bytes\)/);
-    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 2, height: 2 })).toThrow(/pitch 8 is not a multiple of the device's texture pitch alignment \(32 bytes\)/);
-    expect(() => TextureObject.create({ buffer: new FakeBuffer(64, ctx, 0x7f6000000100), format: 'f32' })).toThrow(/TextureObject.create: the buffer's address 0x7f6000000100 is not aligned to the device's texture alignment \(512 bytes\)/);
+    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 4, height: 8, pitch: 32 })).toThrow(
+      /8 rows of pitch 32 do not fit in the buffer \(64 bytes\)/,
+    );
+    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 2, height: 2 })).toThrow(
+      /pitch 8 is not a multiple of the device's texture pitch alignment \(32 bytes\)/,
+    );
+    expect(() => TextureObject.create({ buffer: new FakeBuffer(64, ctx, 0x7f6000000100), format: 'f32' })).toThrow(
+      /TextureObject.create: the buffer's address 0x7f6000000100 is not aligned to the device's texture alignment \(512 bytes\)/,
+    );
     expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { filterMode: 'cubic' as never })).toThrow(/filterMode must be 'point' or 'linear'/);
-    expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { addressMode: 'repeat' as never })).toThrow(/addressMode must be 'wrap', 'clamp', 'mirror' or 'border'/);
+    expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { addressMode: 'repeat' as never })).toThrow(
+      /addressMode must be 'wrap', 'clamp', 'mirror' or 'border'/,
+    );
     expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { borderColor: [1, 2] as never })).toThrow(/borderColor must be 4 finite numbers/);
     expect(() => TextureObject.create(42 as never)).toThrow(/TextureObject.create: source must be a CudaArray/);
     const plain = CudaArray.create({ width: 8, format: 'u8', context: ctx });

@@ -22,7 +22,11 @@ describe('MemoryPool: pinned, managed, wrapped', () => {
     const [handle, desc, count] = last('cuMemPoolSetAccess');
     expect(handle).toBe(pool.handle);
     expect(count).toBe(1);
-    expect([dv(desc).getInt32(0, true), dv(desc).getInt32(4, true), dv(desc).getInt32(8, true)]).toEqual([drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, 0, 3]);
+    expect([dv(desc).getInt32(0, true), dv(desc).getInt32(4, true), dv(desc).getInt32(8, true)]).toEqual([
+      drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE,
+      0,
+      3,
+    ]);
     expect(pool.memoryType).toBe('pinnedHost');
     expect(pool.owned).toBe(true);
     pool.close();
@@ -52,7 +56,9 @@ describe('MemoryPool: pinned, managed, wrapped', () => {
     MemoryPool.managed({ context: ctx, preferredLocation: 'host' }).close();
     expect(dv(last('cuMemPoolCreate')[1]).getInt32(8, true)).toBe(drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_HOST);
     expect(() => MemoryPool.managed({ context: ctx, preferredLocation: 'hostNumaCurrent' })).toThrow(/not a pool location/);
-    expect(() => MemoryPool.managed({ context: ctx, preferredLocation: 'gpu' as never })).toThrow(/MemoryPool.managed: preferredLocation: a location is 'host'/);
+    expect(() => MemoryPool.managed({ context: ctx, preferredLocation: 'gpu' as never })).toThrow(
+      /MemoryPool.managed: preferredLocation: a location is 'host'/,
+    );
   });
 
   test('alloc(): a managed pool gives ManagedBuffers, a pinned pool host-accessible buffers, a device pool neither', () => {
@@ -251,7 +257,9 @@ describe('DeviceBuffer.wrap', () => {
     const w = DeviceBuffer.wrap(0x7f3000000000n, 16, { owner: keep, context: ctx, hostAccessible: true });
     expect(w.ptr).toBe(0x7f3000000000);
     expect(w.hostAccessible).toBe(true);
-    expect(() => DeviceBuffer.wrap('0x10' as never, 16, { context: ctx })).toThrow(/DeviceBuffer.wrap: pointer must be an address \(number or bigint\), got string/);
+    expect(() => DeviceBuffer.wrap('0x10' as never, 16, { context: ctx })).toThrow(
+      /DeviceBuffer.wrap: pointer must be an address \(number or bigint\), got string/,
+    );
     expect(() => DeviceBuffer.wrap(-1, 16, { context: ctx })).toThrow(RangeError);
     expect(() => DeviceBuffer.wrap(1.5, 16, { context: ctx })).toThrow(/pointer must be a non-negative integer address/);
     expect(() => DeviceBuffer.wrap(0, 16, { context: ctx })).toThrow(/a null pointer cannot hold 16 bytes/);

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { Binder, Scratch } from '../support';
 import { NodeFfiLibrary, nodeFfiCallPlan, nodeFfiSignature, nodeFfiUnavailableReason } from '../support/nodeffi';
 
-const libcSpec = { module: 'libc (test)', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libc.so.6'], env: 'CUDA_TS_TEST_LIBC', resolve: 'symbol' as const };
+const libcSpec = {
+  module: 'libc (test)',
+  cudaVersion: '13.0',
+  cudaVersionNumber: 13000,
+  sonames: ['libc.so.6'],
+  env: 'CUDA_TS_TEST_LIBC',
+  resolve: 'symbol' as const,
+};
 function libcReason(): string | undefined {
   const why = nodeFfiUnavailableReason();
   if (why) return why;
@@ -46,7 +53,11 @@ describe('how a signature is called (no library needed)', () => {
     expect(plan(['int32_t'])).toEqual({ direct: true, ffiArgs: ['pointer', 'pointer'], padded: true });
     expect(plan(['double'])).toEqual({ direct: true, ffiArgs: ['double'], padded: false });
     expect(plan(['void *', 'int32_t', 'int32_t'])).toEqual({ direct: true, ffiArgs: ['pointer', 'pointer', 'pointer'], padded: false });
-    expect(plan(['double', 'int32_t', 'float', 'uint64_t', 'int16_t', 'void *'])).toEqual({ direct: true, ffiArgs: ['double', 'pointer', 'float', 'pointer', 'pointer', 'pointer'], padded: false });
+    expect(plan(['double', 'int32_t', 'float', 'uint64_t', 'int16_t', 'void *'])).toEqual({
+      direct: true,
+      ffiArgs: ['double', 'pointer', 'float', 'pointer', 'pointer', 'pointer'],
+      padded: false,
+    });
   });
   test('seven parameters or more, or another ABI: every parameter keeps its own node:ffi type', () => {
     const seven = ['uintptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'void *'];
@@ -56,7 +67,12 @@ describe('how a signature is called (no library needed)', () => {
   });
 });
 
-const paths: [string, boolean][] = wideAbi ? [['direct (widened)', true], ['declared types', false]] : [['declared types', false]];
+const paths: [string, boolean][] = wideAbi
+  ? [
+      ['direct (widened)', true],
+      ['declared types', false],
+    ]
+  : [['declared types', false]];
 for (const [label, wide] of paths) {
   (skip ? describe.skip : describe)(`libc through node:ffi, ${label}${skip ? ` — skipped: ${skip}` : ''}`, () => {
     test('32-bit integers reach C with their sign; small, large and repeated values alike', () => {
@@ -130,7 +146,7 @@ for (const [label, wide] of paths) {
       expect(() => where({})).toThrow(/^labs: .*parameter 0: void \*/);
       expect(() => where(true)).toThrow(TypeError);
     });
-    test('C writes land at the view\'s own offset (memset)', () => {
+    test("C writes land at the view's own offset (memset)", () => {
       const memset = libc('memset', 'uint64_t', ['void *', 'int32_t', 'size_t'], wide);
       const bytes = new Uint8Array(16);
       memset(new Uint8Array(bytes.buffer, 5, 3), 0x7f, 3);
@@ -221,7 +237,11 @@ for (const [label, wide] of paths) {
         }
         process.stdout.write(JSON.stringify({ held, released, wrong }));
       })();`;
-    const r = spawnSync(process.execPath, ['--expose-gc', '--no-warnings', '--require', 'tsx/cjs', '-e', code], { cwd: join(__dirname, '..'), encoding: 'utf8', timeout: 60000 });
+    const r = spawnSync(process.execPath, ['--expose-gc', '--no-warnings', '--require', 'tsx/cjs', '-e', code], {
+      cwd: join(__dirname, '..'),
+      encoding: 'utf8',
+      timeout: 60000,
+    });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ held: true, released: true, wrong: 0 });
   });

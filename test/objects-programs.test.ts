@@ -47,7 +47,12 @@ class FakeNvmlError extends CudaError {
 /** A two-GPU NVML whose second GPU has no fan and no power reading; every call is logged. */
 function fakeNvml(log: string[]): NvmlApi {
   const R = { NVML_ERROR_NOT_SUPPORTED: 3, NVML_ERROR_FUNCTION_NOT_FOUND: 13, NVML_ERROR_NO_PERMISSION: 4 };
-  const f = (name: string, fn: (...a: any[]) => unknown) => (...a: any[]) => (log.push(name), fn(...a)); // eslint-disable-line @typescript-eslint/no-explicit-any
+  // a fake of any NVML function: its arguments are whatever that function takes
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  const f =
+    (name: string, fn: (...a: any[]) => unknown) =>
+    (...a: any[]) => (log.push(name), fn(...a));
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   const unsupported = (name: string) => () => {
     throw new FakeNvmlError(name, 3);
   };
@@ -68,7 +73,15 @@ function fakeNvml(log: string[]): NvmlApi {
     nvmlDeviceGetHandleByIndex: f('nvmlDeviceGetHandleByIndex', (i: number) => 0x100 + i),
     nvmlDeviceGetName: f('nvmlDeviceGetName', (h: number) => `GPU at ${h.toString(16)}`),
     nvmlDeviceGetUUID: f('nvmlDeviceGetUUID', (h: number) => `GPU-0000000${h - 0x100}-1111-2222-3333-444444444444`),
-    nvmlDeviceGetPciInfo: f('nvmlDeviceGetPciInfo', () => ({ busId: [...Buffer.from('00000000:1B:00.0'), 0, 0], busIdLegacy: '', domain: 0, bus: 0x1b, device: 0, pciDeviceId: 0x233510de, pciSubSystemId: 7 })),
+    nvmlDeviceGetPciInfo: f('nvmlDeviceGetPciInfo', () => ({
+      busId: [...Buffer.from('00000000:1B:00.0'), 0, 0],
+      busIdLegacy: '',
+      domain: 0,
+      bus: 0x1b,
+      device: 0,
+      pciDeviceId: 0x233510de,
+      pciSubSystemId: 7,
+    })),
     nvmlDeviceGetMemoryInfo: f('nvmlDeviceGetMemoryInfo', () => ({ total: 2n ** 37n, used: 1024, free: 2 ** 37 - 1024 })),
     nvmlDeviceGetTemperature: f('nvmlDeviceGetTemperature', () => 31),
     nvmlDeviceGetPowerUsage: f('nvmlDeviceGetPowerUsage', (h: number) => (h === 0x101 ? unsupported('nvmlDeviceGetPowerUsage')() : 75_500)),
@@ -91,7 +104,11 @@ describe('system', () => {
   test('the driver version and device count come from the driver, with no NVML', () => {
     const log: string[] = [];
     provideNvml(fakeNvml(log));
-    const { restore } = fakeDriver(ctx, { cuDriverGetVersion: (o: Int32Array) => ((o[0] = 12080), 0), cuInit: () => 0, cuDeviceGetCount: (o: Int32Array) => ((o[0] = 3), 0) });
+    const { restore } = fakeDriver(ctx, {
+      cuDriverGetVersion: (o: Int32Array) => ((o[0] = 12080), 0),
+      cuInit: () => 0,
+      cuDeviceGetCount: (o: Int32Array) => ((o[0] = 3), 0),
+    });
     try {
       expect(system.driverVersion).toEqual({ major: 12, minor: 8, code: 12080 });
       expect(system.deviceCount).toBe(3);
@@ -138,7 +155,11 @@ describe('system', () => {
     expect(() => system.gpu(1.5)).toThrow(RangeError);
     expect(log).toEqual([]);
     expect(() => system.gpu(2)).toThrow(/system\.gpu: index 2 out of range: NVML sees 2 GPU/);
-    const absent = { nvmlInit: () => { throw new Error('cannot load the nvml library: libnvidia-ml.so.1: cannot open shared object file'); } } as unknown as NvmlApi;
+    const absent = {
+      nvmlInit: () => {
+        throw new Error('cannot load the nvml library: libnvidia-ml.so.1: cannot open shared object file');
+      },
+    } as unknown as NvmlApi;
     provideNvml(absent);
     const e = (() => {
       try {
@@ -149,7 +170,9 @@ describe('system', () => {
     })();
     expect(e).toBeInstanceOf(NvmlUnavailableError);
     expect(e).toBeInstanceOf(CudaError);
-    expect((e as Error).message).toMatch(/^system\.gpus: NVML \(libnvidia-ml\.so\.1, installed with the NVIDIA driver\) is needed and not usable here.*cannot open shared object file.*CUDA_TS_NVML_LIBRARY/);
+    expect((e as Error).message).toMatch(
+      /^system\.gpus: NVML \(libnvidia-ml\.so\.1, installed with the NVIDIA driver\) is needed and not usable here.*cannot open shared object file.*CUDA_TS_NVML_LIBRARY/,
+    );
   });
 
   test('the real loader: a libnvidia-ml that does not load is NvmlUnavailableError, not a crash', () => {
@@ -201,15 +224,32 @@ describe('pointerInfo', () => {
     const { calls, restore } = fakeDriver(ctx, {
       cuInit: () => 0,
       cuPointerGetAttributes: pointerAttributes(
-        { [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 2, [A.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL]: 1, [A.CU_POINTER_ATTRIBUTE_DEVICE_POINTER]: 0x7f0000001000, [A.CU_POINTER_ATTRIBUTE_RANGE_START_ADDR]: 0x7f0000000000, [A.CU_POINTER_ATTRIBUTE_RANGE_SIZE]: 0x10000, [A.CU_POINTER_ATTRIBUTE_CONTEXT]: 0xc0, [A.CU_POINTER_ATTRIBUTE_BUFFER_ID]: 77 },
+        {
+          [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 2,
+          [A.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL]: 1,
+          [A.CU_POINTER_ATTRIBUTE_DEVICE_POINTER]: 0x7f0000001000,
+          [A.CU_POINTER_ATTRIBUTE_RANGE_START_ADDR]: 0x7f0000000000,
+          [A.CU_POINTER_ATTRIBUTE_RANGE_SIZE]: 0x10000,
+          [A.CU_POINTER_ATTRIBUTE_CONTEXT]: 0xc0,
+          [A.CU_POINTER_ATTRIBUTE_BUFFER_ID]: 77,
+        },
         { [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 4, [A.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL]: 4 },
       ),
     });
     try {
       const info = pointerInfo(0x7f0000001000);
       expect(info).toEqual({
-        address: 0x7f0000001000, memoryType: 'device', device: 1, deviceAccessible: true, hostAccessible: false, devicePointer: 0x7f0000001000,
-        hostPointer: undefined, range: { start: 0x7f0000000000, size: 0x10000 }, context: 0xc0, bufferId: 77, pool: 0,
+        address: 0x7f0000001000,
+        memoryType: 'device',
+        device: 1,
+        deviceAccessible: true,
+        hostAccessible: false,
+        devicePointer: 0x7f0000001000,
+        hostPointer: undefined,
+        range: { start: 0x7f0000000000, size: 0x10000 },
+        context: 0xc0,
+        bufferId: 77,
+        pool: 0,
       });
       expect(calls.filter(([n]) => n === 'cuPointerGetAttributes')).toHaveLength(1);
     } finally {
@@ -218,13 +258,28 @@ describe('pointerInfo', () => {
   });
 
   test('managed, page-locked and unknown (pageable) memory', () => {
-    const managed = fakeDriver(ctx, { cuInit: () => 0, cuPointerGetAttributes: pointerAttributes({ [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 2, [A.CU_POINTER_ATTRIBUTE_IS_MANAGED]: true, [A.CU_POINTER_ATTRIBUTE_DEVICE_POINTER]: 0x5000, [A.CU_POINTER_ATTRIBUTE_HOST_POINTER]: 0x5000 }) });
+    const managed = fakeDriver(ctx, {
+      cuInit: () => 0,
+      cuPointerGetAttributes: pointerAttributes({
+        [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 2,
+        [A.CU_POINTER_ATTRIBUTE_IS_MANAGED]: true,
+        [A.CU_POINTER_ATTRIBUTE_DEVICE_POINTER]: 0x5000,
+        [A.CU_POINTER_ATTRIBUTE_HOST_POINTER]: 0x5000,
+      }),
+    });
     try {
       expect(pointerInfo(0x5000)).toMatchObject({ memoryType: 'managed', deviceAccessible: true, hostAccessible: true, hostPointer: 0x5000 });
     } finally {
       managed.restore();
     }
-    const pinned = fakeDriver(ctx, { cuInit: () => 0, cuPointerGetAttributes: pointerAttributes({ [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 1, [A.CU_POINTER_ATTRIBUTE_DEVICE_POINTER]: 0x6000, [A.CU_POINTER_ATTRIBUTE_HOST_POINTER]: 0x6000 }) });
+    const pinned = fakeDriver(ctx, {
+      cuInit: () => 0,
+      cuPointerGetAttributes: pointerAttributes({
+        [A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE]: 1,
+        [A.CU_POINTER_ATTRIBUTE_DEVICE_POINTER]: 0x6000,
+        [A.CU_POINTER_ATTRIBUTE_HOST_POINTER]: 0x6000,
+      }),
+    });
     try {
       expect(pointerInfo(0x6000n)).toMatchObject({ memoryType: 'host', device: 0, deviceAccessible: true, hostAccessible: true });
     } finally {
@@ -280,11 +335,28 @@ describe('PhysicalMemory and VirtualAddressRange', () => {
   test('allocation properties are encoded: location, type, handle types, compression, RDMA', () => {
     const { calls, restore } = fakeDriver(ctx, vmm());
     try {
-      const m = PhysicalMemory.create({ size: 4 * MiB, location: { device: 1 }, type: 'managed', handleTypes: ['posixFd', 'fabric'], compression: true, gpuDirectRdma: true, usage: ['hwDecompress'], context: ctx });
+      const m = PhysicalMemory.create({
+        size: 4 * MiB,
+        location: { device: 1 },
+        type: 'managed',
+        handleTypes: ['posixFd', 'fabric'],
+        compression: true,
+        gpuDirectRdma: true,
+        usage: ['hwDecompress'],
+        context: ctx,
+      });
       const [, [, size, prop]] = calls.find(([n]) => n === 'cuMemCreate')!;
       const v = new DataView((prop as Uint8Array).buffer);
       expect(size).toBe(4 * MiB);
-      expect([v.getInt32(0, true), v.getInt32(4, true), v.getInt32(8, true), v.getInt32(12, true), (prop as Uint8Array)[24], (prop as Uint8Array)[25], v.getUint16(26, true)]).toEqual([2, 1 | 8, 1, 1, 1, 1, 2]);
+      expect([
+        v.getInt32(0, true),
+        v.getInt32(4, true),
+        v.getInt32(8, true),
+        v.getInt32(12, true),
+        (prop as Uint8Array)[24],
+        (prop as Uint8Array)[25],
+        v.getUint16(26, true),
+      ]).toEqual([2, 1 | 8, 1, 1, 1, 1, 2]);
       expect(m.type).toBe('managed');
       expect(m.location).toEqual({ type: 1, id: 1 });
       expect(m.granularity).toBe(2 * MiB);
@@ -305,7 +377,9 @@ describe('PhysicalMemory and VirtualAddressRange', () => {
       expect(() => PhysicalMemory.create({ size: MiB, type: 'device' as never, context: ctx })).toThrow(/type must be 'pinned' or 'managed'/);
       expect(() => PhysicalMemory.create({ size: MiB, handleTypes: ['win32' as never], context: ctx })).toThrow(/handleTypes entries/);
       expect(() => PhysicalMemory.create({ size: MiB, compression: 1 as never, context: ctx })).toThrow(/compression must be a boolean/);
-      expect(() => PhysicalMemory.create({ size: MiB, usage: ['sparse' as never], context: ctx })).toThrow(/usage entries must be 'tilePool' or 'hwDecompress'/);
+      expect(() => PhysicalMemory.create({ size: MiB, usage: ['sparse' as never], context: ctx })).toThrow(
+        /usage entries must be 'tilePool' or 'hwDecompress'/,
+      );
       expect(() => PhysicalMemory.create({ size: MiB, location: -1, context: ctx })).toThrow(RangeError);
       expect(() => PhysicalMemory.create({ size: MiB, location: 1, type: 'device' as never })).toThrow(/type must be 'pinned' or 'managed'/); // before any context is made
       expect(() => PhysicalMemory.granularity({ location: { device: -1 } })).toThrow(/location\.device must be a non-negative integer/);
@@ -330,7 +404,9 @@ describe('PhysicalMemory and VirtualAddressRange', () => {
       expect(maps).toEqual(chunks.map((c, i) => [0x7e0000000000 + i * 2 * MiB, 2 * MiB, c.handle]));
       const [, access] = calls.filter(([n]) => n === 'cuMemSetAccess')[0];
       const av = new DataView((access[2] as Uint8Array).buffer);
-      expect([access[3], av.getInt32(0, true), av.getInt32(4, true), av.getInt32(12, true), av.getInt32(16, true), av.getInt32(20, true)]).toEqual([2, 1, 0, 1, 1, 3]);
+      expect([access[3], av.getInt32(0, true), av.getInt32(4, true), av.getInt32(12, true), av.getInt32(16, true), av.getInt32(20, true)]).toEqual([
+        2, 1, 0, 1, 1, 3,
+      ]);
       expect(range.mappings.map((m) => m.memory.location.id)).toEqual([0, 1, 0, 1]);
       chunks.forEach((c) => c.close()); // the range keeps them until it goes
       expect(calls.filter(([n]) => n === 'cuMemRelease')).toHaveLength(0);
@@ -379,7 +455,11 @@ describe('copyBatch per-copy attributes', () => {
   beforeAll(() => provideDriverVersion(13000));
   afterAll(() => provideDriverVersion(undefined));
   let h = 0x4000;
-  const fakes = (): Record<string, FakeFn> => ({ cuStreamCreateWithPriority: (o) => out(o, (h += 0x10)), cuStreamDestroy: () => 0, cuMemcpyBatchAsync: () => 0 });
+  const fakes = (): Record<string, FakeFn> => ({
+    cuStreamCreateWithPriority: (o) => out(o, (h += 0x10)),
+    cuStreamDestroy: () => 0,
+    cuMemcpyBatchAsync: () => 0,
+  });
 
   test('each run of equal attributes gets one CUmemcpyAttributes, hints and flags included', () => {
     const { calls, restore } = fakeDriver(ctx, fakes());
@@ -414,8 +494,15 @@ describe('copyBatch per-copy attributes', () => {
       const s = Stream.create({ context: ctx });
       const a = DeviceBuffer.wrap(0x7f4000000000, 256, { context: ctx });
       expect(() => copyBatch(s, [{ dst: a, src: a, srcAccessOrder: 'now' as never }])).toThrow(/copies\[0\]\.srcAccessOrder must be 'stream' or 'any'/);
-      expect(() => copyBatch(s, [{ dst: a, src: a }, { dst: a, src: a, dstLocationHint: 'gpu' as never }])).toThrow(/copies\[1\]\.dstLocationHint: a location is/);
-      expect(() => copyBatch(s, [{ dst: a, src: new Uint8Array(4), srcAccessOrder: 'any' }])).toThrow(/copies\[0\]\.srcAccessOrder: host data is always read during the copyBatch call/);
+      expect(() =>
+        copyBatch(s, [
+          { dst: a, src: a },
+          { dst: a, src: a, dstLocationHint: 'gpu' as never },
+        ]),
+      ).toThrow(/copies\[1\]\.dstLocationHint: a location is/);
+      expect(() => copyBatch(s, [{ dst: a, src: new Uint8Array(4), srcAccessOrder: 'any' }])).toThrow(
+        /copies\[0\]\.srcAccessOrder: host data is always read during the copyBatch call/,
+      );
       expect(() => copyBatch(s, [{ dst: a, src: a, preferOverlapWithCompute: 'yes' as never }])).toThrow(/preferOverlapWithCompute must be a boolean/);
       expect(calls.filter(([n]) => n === 'cuMemcpyBatchAsync')).toHaveLength(0);
       a.close();
@@ -442,7 +529,10 @@ describe('graph memory', () => {
       expect(graphMemoryStats(ctx, 0)).toEqual({ used: 1 << 20, usedHigh: 3 << 20, reserved: 32 << 20, reservedHigh: 64 << 20 });
       resetGraphMemoryHighWatermarks(ctx, 0);
       const sets = calls.filter(([n]) => n === 'cuDeviceSetGraphMemAttribute').map(([, a]) => [a[1], Number((a[2] as BigUint64Array)[0])]);
-      expect(sets).toEqual([[1, 0], [3, 0]]);
+      expect(sets).toEqual([
+        [1, 0],
+        [3, 0],
+      ]);
       trimGraphMemory(ctx, 0);
       expect(calls.filter(([n]) => n === 'cuDeviceGraphMemTrim').map(([, a]) => a[0])).toEqual([0]);
     } finally {
@@ -484,7 +574,9 @@ describe("pageable host memory as a 'ptr' argument", () => {
     });
     try {
       const pack = new ArgPack(['ptr']);
-      expect(() => pack.write([new Uint8Array(8)], 0, 'launch k')).toThrow(/launch k: argument 0 \(ptr\) is a Uint8Array over host memory the device cannot address.*pageable memory, and device 2 reports no pageable memory access.*PinnedHostBuffer/);
+      expect(() => pack.write([new Uint8Array(8)], 0, 'launch k')).toThrow(
+        /launch k: argument 0 \(ptr\) is a Uint8Array over host memory the device cannot address.*pageable memory, and device 2 reports no pageable memory access.*PinnedHostBuffer/,
+      );
     } finally {
       restore();
     }
@@ -554,14 +646,24 @@ describe('DLPack', () => {
     };
   }
 
-  test('export writes DLPack 1.x with the view\'s layout; the deleter runs once and lets the buffer go', () => {
+  test("export writes DLPack 1.x with the view's layout; the deleter runs once and lets the buffer go", () => {
     const buf = DeviceBuffer.wrap(0x7f6000000000, 4 * 24, { context: ctx });
     const view = StridedView.of(buf, { dtype: 'f32', shape: [2, 3, 4] }).transpose([2, 0, 1]);
     const before = dlpackExportsAlive();
     const p = toDLPack(view);
     expect(dlpackExportsAlive()).toBe(before + 1);
     const s = readStruct(p);
-    expect(s).toMatchObject({ version: [DLPACK_VERSION.major, DLPACK_VERSION.minor], flags: 0, data: 0x7f6000000000, device: [2, 0], ndim: 3, dtype: [2, 32, 1], shape: [4, 2, 3], strides: [1, 12, 4], byteOffset: 0 });
+    expect(s).toMatchObject({
+      version: [DLPACK_VERSION.major, DLPACK_VERSION.minor],
+      flags: 0,
+      data: 0x7f6000000000,
+      device: [2, 0],
+      ndim: 3,
+      dtype: [2, 32, 1],
+      shape: [4, 2, 3],
+      strides: [1, 12, 4],
+      byteOffset: 0,
+    });
     expect(s.deleter).not.toBe(0n);
     buf.close(); // the consumer still holds the tensor: the buffer's memory stays
     expect(buf.closed).toBe(true);
@@ -600,10 +702,13 @@ describe('DLPack', () => {
     const at = Number(koffi.address(mem));
     const v = new DataView(koffi.view(mem, 80 + 16 * shape.length));
     const count = { calls: 0, self: 0 };
-    const cb = koffi.register((self: bigint | number) => {
-      count.calls++;
-      count.self = Number(self);
-    }, koffi.pointer(koffi.proto('void', ['void *'])));
+    const cb = koffi.register(
+      (self: bigint | number) => {
+        count.calls++;
+        count.self = Number(self);
+      },
+      koffi.pointer(koffi.proto('void', ['void *'])),
+    );
     v.setUint32(0, fields.major ?? 1, true);
     v.setUint32(4, 3, true); // a newer minor version is readable
     v.setBigUint64(16, BigInt(cb), true);

@@ -8,7 +8,16 @@ import { ArgPack, arg, type ArgType } from '../src/kernel-args';
 import { LaunchConfig } from '../src/launch-config';
 import { launch, launchArgs } from '../src/launch';
 import {
-  Core, DeferredFreeError, HostCallbackPendingError, Resource, assertMayBlock, deferError, drainAfterHostFuncs, hostFuncs, throwDeferred, whenNoHostFuncs,
+  Core,
+  DeferredFreeError,
+  HostCallbackPendingError,
+  Resource,
+  assertMayBlock,
+  deferError,
+  drainAfterHostFuncs,
+  hostFuncs,
+  throwDeferred,
+  whenNoHostFuncs,
 } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory';
 import { Kernel, Module } from '../src/module';
@@ -154,9 +163,11 @@ describe('host-callback deadlock guard', () => {
     clearInterval(t);
     expect(n).toBeGreaterThan(50);
     await expect(poll(() => false, 'never', { timeoutMs: 20 })).rejects.toThrow('never: timed out after 20 ms');
-    await expect(poll(() => {
-      throw new Error('query failed');
-    }, 'x')).rejects.toThrow('query failed');
+    await expect(
+      poll(() => {
+        throw new Error('query failed');
+      }, 'x'),
+    ).rejects.toThrow('query failed');
   });
 });
 
@@ -244,9 +255,19 @@ describe('kernel arguments', () => {
   test('the fast kinds (ptr, f32, f64, i32, u32) check as the general path does', () => {
     const p = new ArgPack(['i32', 'u32', 'f64', 'f32']);
     p.write([-(2 ** 31), -0, Math.PI, Number.NaN], 0, 'k');
-    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([-(2 ** 31), 0, Math.PI, Number.NaN]);
+    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([
+      -(2 ** 31),
+      0,
+      Math.PI,
+      Number.NaN,
+    ]);
     p.write([2 ** 31 - 1, 2 ** 32 - 1, -1.5, 1e39], 0, 'k');
-    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([2 ** 31 - 1, 2 ** 32 - 1, -1.5, Infinity]);
+    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([
+      2 ** 31 - 1,
+      2 ** 32 - 1,
+      -1.5,
+      Infinity,
+    ]);
     expect(() => p.write([2 ** 31, 0, 0, 0], 0, 'k')).toThrow(/argument 0 \(i32\) out of range/);
     expect(() => p.write([0.5, 0, 0, 0], 0, 'k')).toThrow(TypeError);
     expect(() => p.write([Number.NaN, 0, 0, 0], 0, 'k')).toThrow(TypeError);
@@ -278,7 +299,7 @@ describe('kernel arguments', () => {
     expect(() => big.write([0, 1.5], 0, 'k')).toThrow(TypeError);
   });
 
-  test('each signature\'s compiled writers agree with the general path, and stand in where new Function is forbidden (randomized)', () => {
+  test("each signature's compiled writers agree with the general path, and stand in where new Function is forbidden (randomized)", () => {
     // the general path (writeSlot for every argument) is what an ArgPack made while the host forbids
     // compiling its writers uses; both must leave the same bytes and throw the same errors
     const compiled = (types: ArgType[]) => new ArgPack(types);
@@ -295,7 +316,36 @@ describe('kernel arguments', () => {
     };
     const kinds: ArgType[] = ['ptr', 'f32', 'f64', 'i32', 'u32', 'i8', 'u16', 'i64', 'u64', { struct: 12, align: 4 }];
     const buffer = new FakeBuffer(64);
-    const values = [0, -0, 1, -1, 7, 1.5, -2.75, 2 ** 31, -(2 ** 31), 2 ** 32 - 1, 2 ** 32, 2 ** 53, NaN, Infinity, 1e39, 5n, -1n, 2n ** 64n, '3', null, undefined, {}, buffer, arg.f32(0.25), arg.u32(9), arg.ptr(buffer), new Uint8Array(12), new Uint8Array(3)];
+    const values = [
+      0,
+      -0,
+      1,
+      -1,
+      7,
+      1.5,
+      -2.75,
+      2 ** 31,
+      -(2 ** 31),
+      2 ** 32 - 1,
+      2 ** 32,
+      2 ** 53,
+      NaN,
+      Infinity,
+      1e39,
+      5n,
+      -1n,
+      2n ** 64n,
+      '3',
+      null,
+      undefined,
+      {},
+      buffer,
+      arg.f32(0.25),
+      arg.u32(9),
+      arg.ptr(buffer),
+      new Uint8Array(12),
+      new Uint8Array(3),
+    ];
     let seed = 12345; // xorshift32: the same cases every run
     const rand = (n: number) => {
       seed ^= seed << 13;
@@ -345,7 +395,8 @@ describe('kernel arguments', () => {
     const paramInfo = [8, 4];
     const fake = fakeDriver(ctx, {
       cuLaunchKernelEx: () => (launched++, 0),
-      cuFuncGetParamInfo: (_f: unknown, i: number, offset: BigUint64Array, bytes: BigUint64Array) => (i < paramInfo.length ? ((offset[0] = 0n), (bytes[0] = BigInt(paramInfo[i])), 0) : 1),
+      cuFuncGetParamInfo: (_f: unknown, i: number, offset: BigUint64Array, bytes: BigUint64Array) =>
+        i < paramInfo.length ? ((offset[0] = 0n), (bytes[0] = BigInt(paramInfo[i])), 0) : 1,
       cuLaunchHostFunc: () => 0,
       cuStreamDestroy_v2: () => 0,
       cuStreamDestroy: () => 0,
@@ -353,7 +404,15 @@ describe('kernel arguments', () => {
     try {
       const module = Object.assign(Object.create(Module.prototype) as Module, { core: new Core('Module', undefined), context: ctx, handle: 0x2000 });
       const kernel = new Kernel(module, 0x4000 as never, 'k', ['ptr', 'u32']);
-      const newStream = (handle: number) => Object.assign(Object.create(Stream.prototype) as Stream, { core: new Core('Stream', undefined), context: ctx, handle, owned: false, pendingHostFuncs: 0, hostError: undefined });
+      const newStream = (handle: number) =>
+        Object.assign(Object.create(Stream.prototype) as Stream, {
+          core: new Core('Stream', undefined),
+          context: ctx,
+          handle,
+          owned: false,
+          pendingHostFuncs: 0,
+          hostError: undefined,
+        });
       const stream = newStream(0x3000);
       const buffer = new FakeBuffer(16, ctx);
       const cfg = new LaunchConfig({ grid: 1, block: 32 });
@@ -442,7 +501,15 @@ describe('kernel arguments', () => {
     }) as never);
     try {
       const k = Object.create(Kernel.prototype) as Kernel;
-      Object.assign(k, { name: 'k', launchLabel: 'launch k', handle: 0x4000, module: { context: ctx }, argPack: new ArgPack(['u32']), check: () => ctx, checkLayout: () => undefined });
+      Object.assign(k, {
+        name: 'k',
+        launchLabel: 'launch k',
+        handle: 0x4000,
+        module: { context: ctx },
+        argPack: new ArgPack(['u32']),
+        check: () => ctx,
+        checkLayout: () => undefined,
+      });
       const stream = Object.create(Stream.prototype) as Stream;
       Object.assign(stream, { core: new Core('Stream', undefined), context: ctx, handle: 0x3000, hostError: undefined });
       const cfg = new LaunchConfig({ grid: [2, 3, 4], block: [64, 2], sharedMemBytes: 128 });

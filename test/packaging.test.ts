@@ -32,7 +32,14 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
 /** Every entry point checked: the export names that must be there and their typeof. */
 const ENTRIES: Record<string, Record<string, string>> = {
   '@cuda-ts/runtime-support': { CudaError: 'function', CudaLibraryError: 'function', loadLibrary: 'function', Binder: 'function' },
-  '@cuda-ts/driver': { cuInit: 'function', cuDeviceGet: 'function', cuMemAlloc: 'function', DriverError: 'function', CUresult: 'object', configure: 'function' },
+  '@cuda-ts/driver': {
+    cuInit: 'function',
+    cuDeviceGet: 'function',
+    cuMemAlloc: 'function',
+    DriverError: 'function',
+    CUresult: 'object',
+    configure: 'function',
+  },
   '@cuda-ts/driver/raw': { cuInit: 'function', cuDriverGetVersion: 'function' },
   '@cuda-ts/driver/types': { CUresult: 'object', CUDA_RELEASE: 'string' },
   '@cuda-ts/nvrtc': { nvrtcVersion: 'function', nvrtcCreateProgram: 'function', NvrtcError: 'function' },
@@ -162,7 +169,9 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
   const packFrom = (sources: string[], dest: string): string[] => {
     mkdirSync(dest);
     run('npm', ['pack', '--ignore-scripts', '--pack-destination', dest, ...sources], tmp);
-    return readdirSync(dest).filter((f) => f.endsWith('.tgz')).map((f) => join(dest, f));
+    return readdirSync(dest)
+      .filter((f) => f.endsWith('.tgz'))
+      .map((f) => join(dest, f));
   };
   const npmInstall = (dir: string, tarballs: string[]): string =>
     run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), ...tarballs], dir);
@@ -180,8 +189,15 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     let t0 = Date.now();
     // The packer, as `npm run pack:modules` runs it (tsx), on a subset; tsc writes under tmp.
     const tsx = require.resolve('tsx/cli');
-    run(process.execPath, [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,gen,13.0/driver,13.0/nvrtc,12.6/driver', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')], ROOT);
-    packages = (JSON.parse(readFileSync(join(tmp, 'packages', 'manifest.json'), 'utf8')) as PackedPackage[]).map((p) => ({ ...p, file: join(tmp, 'packages', p.file) }));
+    run(
+      process.execPath,
+      [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,gen,13.0/driver,13.0/nvrtc,12.6/driver', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')],
+      ROOT,
+    );
+    packages = (JSON.parse(readFileSync(join(tmp, 'packages', 'manifest.json'), 'utf8')) as PackedPackage[]).map((p) => ({
+      ...p,
+      file: join(tmp, 'packages', p.file),
+    }));
     timings.pack = Date.now() - t0;
 
     // koffi and its prebuilt binary (@koromix/koffi-<platform>), and zod (@cuda-ts/gen's dependency),
@@ -193,11 +209,17 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     vendor = packFrom(sources, join(tmp, 'vendor'));
     // tsx and esbuild (with its platform binary), installed only where a test adds them
     const esbuild = join(MODULES, '@esbuild');
-    tsxVendor = packFrom([join(MODULES, 'tsx'), join(MODULES, 'esbuild'), ...(existsSync(esbuild) ? readdirSync(esbuild).map((d) => join(esbuild, d)) : [])], join(tmp, 'vendor-tsx'));
+    tsxVendor = packFrom(
+      [join(MODULES, 'tsx'), join(MODULES, 'esbuild'), ...(existsSync(esbuild) ? readdirSync(esbuild).map((d) => join(esbuild, d)) : [])],
+      join(tmp, 'vendor-tsx'),
+    );
 
     // --offline with an empty cache: any registry request fails. --ignore-scripts: nothing needs one.
     // every package but the 12.6 driver (one @cuda-ts/driver per project; the pinning test installs it)
-    project = install('project', packages.filter((p) => p.module !== '12.6/driver').map((p) => p.file));
+    project = install(
+      'project',
+      packages.filter((p) => p.module !== '12.6/driver').map((p) => p.file),
+    );
     PROJECT_OF_ERRORS.dir = project;
     timings.install = Date.now() - t0;
 
@@ -214,7 +236,14 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
   test('the packer made the support, module and main packages with the right versions and dependencies', () => {
     const byName = Object.fromEntries(packages.filter((p) => p.module !== '12.6/driver').map((p) => [p.name, p]));
     const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    expect(packages.map((p) => p.module ?? p.name).sort()).toEqual(['12.6/driver', '13.0/driver', '13.0/nvrtc', '@cuda-ts/gen', '@cuda-ts/runtime-support', 'cuda-ts']);
+    expect(packages.map((p) => p.module ?? p.name).sort()).toEqual([
+      '12.6/driver',
+      '13.0/driver',
+      '13.0/nvrtc',
+      '@cuda-ts/gen',
+      '@cuda-ts/runtime-support',
+      'cuda-ts',
+    ]);
     expect(byName['@cuda-ts/driver'].version).toMatch(/^13\.0\.\d+/);
     expect(packages.find((p) => p.module === '12.6/driver')?.version).toMatch(/^12\.6\.\d+/);
     expect(byName['@cuda-ts/nvrtc'].version).toBe(byName['@cuda-ts/driver'].version);
@@ -245,13 +274,19 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
   test('every package carries the LICENSE, and each README names what that package has', () => {
     const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} cuda-ts contributors\n/);
-    for (const p of packages) expect({ name: p.name, license: readFileSync(join(project, 'node_modules', p.name, 'LICENSE'), 'utf8') }).toEqual({ name: p.name, license });
+    for (const p of packages)
+      expect({ name: p.name, license: readFileSync(join(project, 'node_modules', p.name, 'LICENSE'), 'utf8') }).toEqual({ name: p.name, license });
     for (const name of ['@cuda-ts/driver', '@cuda-ts/nvrtc']) {
       const text = readFileSync(join(project, 'node_modules', name, 'README.md'), 'utf8');
       const example = /import \{ (\w+) \} from '([^']+)'/.exec(text);
       expect(example?.[2]).toBe(name);
       // The README's example is a real function of the package.
-      const exported = run(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(name)})[${JSON.stringify(example?.[1])}])`], project, env);
+      const exported = run(
+        process.execPath,
+        ['-e', `process.stdout.write(typeof require(${JSON.stringify(name)})[${JSON.stringify(example?.[1])}])`],
+        project,
+        env,
+      );
       expect({ name, example: example?.[1], exported }).toEqual({ name, example: example?.[1], exported: 'function' });
       expect(text).toContain('@cuda-ts/runtime-support');
       expect(text).not.toContain('…');
@@ -301,7 +336,7 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     expect(gen.stdout).toMatch(/\bcublas\b/);
   });
 
-  test('`npm publish --dry-run` of every tarball is clean (no warning but the dry run\'s not-logged-in notice)', () => {
+  test("`npm publish --dry-run` of every tarball is clean (no warning but the dry run's not-logged-in notice)", () => {
     for (const p of packages) {
       const r = attempt('npm', ['publish', '--dry-run', '--ignore-scripts', '--offline', '--cache', join(tmp, 'npm-cache'), p.file], tmp);
       const warnings = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /^npm (warn|err)/i.test(l) && !/requires you to be logged in/.test(l));
@@ -321,16 +356,39 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
       process.stdout.write(JSON.stringify(out));`;
     const notFound = { name: 'CUDA_TS_LIBRARY_NOT_FOUND', isCudaError: true };
     const moduleAlone = install('module-alone', [tarball('@cuda-ts/runtime-support'), tarball('@cuda-ts/driver')]);
-    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['@cuda-ts/driver', 'cuInit']])], moduleAlone, env))).toEqual({ '@cuda-ts/driver': notFound, objects: 'MODULE_NOT_FOUND' });
+    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['@cuda-ts/driver', 'cuInit']])], moduleAlone, env))).toEqual({
+      '@cuda-ts/driver': notFound,
+      objects: 'MODULE_NOT_FOUND',
+    });
     const mainAlone = install('main-alone', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support')]);
-    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['cuda-ts/driver', 'cuInit'], ['cuda-ts/13.0/driver', 'cuInit']])], mainAlone, env))).toEqual({ 'cuda-ts/driver': notFound, 'cuda-ts/13.0/driver': notFound, objects: true });
+    expect(
+      JSON.parse(
+        run(
+          process.execPath,
+          [
+            '-e',
+            check,
+            JSON.stringify([
+              ['cuda-ts/driver', 'cuInit'],
+              ['cuda-ts/13.0/driver', 'cuInit'],
+            ]),
+          ],
+          mainAlone,
+          env,
+        ),
+      ),
+    ).toEqual({ 'cuda-ts/driver': notFound, 'cuda-ts/13.0/driver': notFound, objects: true });
   });
 
   test('a module tarball without the support tarball does not install, and npm names the missing package', () => {
     const dir = join(tmp, 'module-without-support');
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'packaging-alone', version: '1.0.0', private: true }));
-    const r = attempt('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), tarball('@cuda-ts/driver'), ...vendor], dir);
+    const r = attempt(
+      'npm',
+      ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), tarball('@cuda-ts/driver'), ...vendor],
+      dir,
+    );
     expect(r.status).not.toBe(0);
     expect(`${r.stdout}${r.stderr}`).toMatch(/@cuda-ts(\/|%2f)runtime-support/i);
   });
@@ -341,7 +399,10 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
         const full = join(project, 'node_modules', name, dir);
         for (const f of readdirSync(full).filter((x) => x.endsWith('.js') || x.endsWith('.d.ts'))) {
           const text = readFileSync(join(full, f), 'utf8');
-          expect({ file: `${name}/${dir}/${f}`, outside: /(?:require\(\s*|from\s+|import\(\s*)["']\.\.\/\.\./.test(text) }).toEqual({ file: `${name}/${dir}/${f}`, outside: false });
+          expect({ file: `${name}/${dir}/${f}`, outside: /(?:require\(\s*|from\s+|import\(\s*)["']\.\.\/\.\./.test(text) }).toEqual({
+            file: `${name}/${dir}/${f}`,
+            outside: false,
+          });
         }
       }
     }
@@ -371,26 +432,34 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     });
   }
 
-  for (const [compiler, resolution] of [['tsc5', 'node16'], ['tsc5', 'bundler'], ['tsc7', 'node16'], ['tsc7', 'bundler']] as const) {
+  for (const [compiler, resolution] of [
+    ['tsc5', 'node16'],
+    ['tsc5', 'bundler'],
+    ['tsc7', 'node16'],
+    ['tsc7', 'bundler'],
+  ] as const) {
     test(`the installed packages type-check under moduleResolution ${resolution} (${compiler === 'tsc7' ? 'TypeScript 7' : 'TypeScript 5'})`, () => {
       const files: Record<string, string> =
         resolution === 'node16' ? { 'check-types.mts': TYPECHECK.esm, 'check-types.cts': TYPECHECK.cjs } : { 'check-bundler.ts': TYPECHECK.esm };
       for (const [f, text] of Object.entries(files)) writeFileSync(join(project, f), text);
       const config = `tsconfig.${resolution}.json`;
-      writeFileSync(join(project, config), JSON.stringify({
-        compilerOptions: {
-          module: resolution === 'node16' ? 'node16' : 'preserve',
-          moduleResolution: resolution,
-          target: 'ES2022',
-          lib: ['ES2022', 'ESNext.Disposable'],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: ['node'],
-          typeRoots: [join(MODULES, '@types')],
-        },
-        files: Object.keys(files),
-      }));
+      writeFileSync(
+        join(project, config),
+        JSON.stringify({
+          compilerOptions: {
+            module: resolution === 'node16' ? 'node16' : 'preserve',
+            moduleResolution: resolution,
+            target: 'ES2022',
+            lib: ['ES2022', 'ESNext.Disposable'],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ['node'],
+            typeRoots: [join(MODULES, '@types')],
+          },
+          files: Object.keys(files),
+        }),
+      );
       const t0 = Date.now();
       const tsc = COMPILERS[compiler]();
       const r = spawnSync(tsc.cmd, [...tsc.args, '-p', config, '--pretty', 'false'], { cwd: project, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -412,7 +481,8 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     const dist = join(project, 'node_modules', 'cuda-ts', 'dist');
     expect(readdirSync(join(dist, 'generated'))).toEqual(['13.0']);
     // the size npm reports and `du --apparent-size` measures: every file's length
-    const size = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? size(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+    const size = (dir: string): number =>
+      readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? size(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
     const mb = size(join(project, 'node_modules', 'cuda-ts')) / 1e6;
     timings.installedMB = Math.round(mb);
     expect(mb).toBeLessThanOrEqual(40);
@@ -449,7 +519,12 @@ console.log(JSON.stringify({ release: CUDA_RELEASE, pinned: pinned.CUDA_RELEASE,
     beforeAll(() => {
       consumer = install('consumer', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support'), tarball('@cuda-ts/gen')]);
       const toolkit = writeSyntheticToolkit(join(tmp, 'synthetic toolkit'));
-      gen = attempt(process.execPath, [join(consumer, 'node_modules/.bin/cuda-ts-gen'), '--toolkit', toolkit, '--out', 'cuda-bindings', '--modules', 'driver,nvrtc', '--jobs', '2'], consumer, { ...process.env, NODE_PATH: '' });
+      gen = attempt(
+        process.execPath,
+        [join(consumer, 'node_modules/.bin/cuda-ts-gen'), '--toolkit', toolkit, '--out', 'cuda-bindings', '--modules', 'driver,nvrtc', '--jobs', '2'],
+        consumer,
+        { ...process.env, NODE_PATH: '' },
+      );
       writeFileSync(join(consumer, 'main.ts'), consumerSource);
     }, 600_000);
 
@@ -467,10 +542,24 @@ console.log(JSON.stringify({ release: CUDA_RELEASE, pinned: pinned.CUDA_RELEASE,
     for (const compiler of ['tsc5', 'tsc7'] as const) {
       test(`a TypeScript consumer compiles with ${compiler === 'tsc7' ? 'TypeScript 7' : 'TypeScript 5.9'} (node16) and runs: the tree's error is instanceof the installed CudaError; 13.0 pinned by path`, () => {
         const config = `tsconfig.consumer-${compiler}.json`;
-        writeFileSync(join(consumer, config), JSON.stringify({
-          compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'ESNext.Disposable'], strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(MODULES, '@types')], outDir: `build-${compiler}`, rootDir: '.' },
-          files: ['main.ts'],
-        }));
+        writeFileSync(
+          join(consumer, config),
+          JSON.stringify({
+            compilerOptions: {
+              module: 'node16',
+              moduleResolution: 'node16',
+              target: 'ES2022',
+              lib: ['ES2022', 'ESNext.Disposable'],
+              strict: true,
+              skipLibCheck: true,
+              types: ['node'],
+              typeRoots: [join(MODULES, '@types')],
+              outDir: `build-${compiler}`,
+              rootDir: '.',
+            },
+            files: ['main.ts'],
+          }),
+        );
         const tsc = COMPILERS[compiler]();
         const r = spawnSync(tsc.cmd, [...tsc.args, '-p', config, '--pretty', 'false'], { cwd: consumer, encoding: 'utf8' });
         expect({ compiler, output: `${r.stdout}${r.stderr}`, status: r.status }).toEqual({ compiler, output: '', status: 0 });
@@ -480,10 +569,23 @@ console.log(JSON.stringify({ release: CUDA_RELEASE, pinned: pinned.CUDA_RELEASE,
 
       test(`the consumer type-checks under moduleResolution bundler (${compiler === 'tsc7' ? 'TypeScript 7' : 'TypeScript 5.9'})`, () => {
         const config = `tsconfig.consumer-bundler-${compiler}.json`;
-        writeFileSync(join(consumer, config), JSON.stringify({
-          compilerOptions: { module: 'preserve', moduleResolution: 'bundler', target: 'ES2022', lib: ['ES2022', 'ESNext.Disposable'], strict: true, skipLibCheck: true, noEmit: true, types: ['node'], typeRoots: [join(MODULES, '@types')] },
-          files: ['main.ts'],
-        }));
+        writeFileSync(
+          join(consumer, config),
+          JSON.stringify({
+            compilerOptions: {
+              module: 'preserve',
+              moduleResolution: 'bundler',
+              target: 'ES2022',
+              lib: ['ES2022', 'ESNext.Disposable'],
+              strict: true,
+              skipLibCheck: true,
+              noEmit: true,
+              types: ['node'],
+              typeRoots: [join(MODULES, '@types')],
+            },
+            files: ['main.ts'],
+          }),
+        );
         const tsc = COMPILERS[compiler]();
         const r = spawnSync(tsc.cmd, [...tsc.args, '-p', config, '--pretty', 'false'], { cwd: consumer, encoding: 'utf8' });
         expect({ compiler, output: `${r.stdout}${r.stderr}`, status: r.status }).toEqual({ compiler, output: '', status: 0 });
@@ -493,10 +595,11 @@ console.log(JSON.stringify({ release: CUDA_RELEASE, pinned: pinned.CUDA_RELEASE,
 
   test('cuda-ts-run starts .js ranks; a .ts rank without tsx says what to install, and runs once tsx is installed', () => {
     const dir = install('launcher', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support')]);
-    const rank = "console.log(`rank ${process.env.RANK} of ${process.env.WORLD_SIZE}`);\n";
+    const rank = 'console.log(`rank ${process.env.RANK} of ${process.env.WORLD_SIZE}`);\n';
     writeFileSync(join(dir, 'rank.js'), rank);
     writeFileSync(join(dir, 'rank.ts'), `const world: string = process.env.WORLD_SIZE ?? '?';\n${rank.replace('process.env.WORLD_SIZE', 'world')}`);
-    const launch = (script: string) => attempt(process.execPath, [join(dir, 'node_modules/.bin/cuda-ts-run'), '--nproc-per-node', '2', script], dir, { ...process.env, NODE_PATH: '' });
+    const launch = (script: string) =>
+      attempt(process.execPath, [join(dir, 'node_modules/.bin/cuda-ts-run'), '--nproc-per-node', '2', script], dir, { ...process.env, NODE_PATH: '' });
     const ranks = (stdout: string) => stdout.trim().split('\n').sort();
     const js = launch('rank.js');
     expect({ status: js.status, ranks: ranks(js.stdout) }).toEqual({ status: 0, ranks: ['rank 0 of 2', 'rank 1 of 2'] });

@@ -18,7 +18,8 @@ const ROOT = join(__dirname, '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const blocks = typescriptBlocks(readme).map((b) => ({ ...b, esm: usesTopLevelAwait(b.code) }));
 const PROBE_BAD = "import { cuInit } from 'cuda-ts/driver';\ncuInit('0');\n";
-const PROBE_GOOD = "import * as raw from 'cuda-ts/13.0/driver/raw';\nconst n = new Int32Array(1);\nconst s: number = raw.cuDeviceGetCount(n);\nawait Promise.resolve(s);\n";
+const PROBE_GOOD =
+  "import * as raw from 'cuda-ts/13.0/driver/raw';\nconst n = new Int32Array(1);\nconst s: number = raw.cuDeviceGetCount(n);\nawait Promise.resolve(s);\n";
 let dir = '';
 const results = new Map<string, string[]>();
 const fileOf = (name: string, esm: boolean) => join(dir, `${name}.${esm ? 'mts' : 'cts'}`);

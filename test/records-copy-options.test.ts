@@ -40,7 +40,9 @@ class FakeBuffer extends DeviceBuffer {
 
 /** A 64-byte host view tracking a resizable buffer, and options whose `byteLength` getter shrinks it to 4 bytes. */
 function shrinking(): { view: Uint8Array; options: { byteLength?: number }; reads: () => number } {
-  const ab = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(64, { maxByteLength: 64 });
+  const ab = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(64, {
+    maxByteLength: 64,
+  });
   const view = new Uint8Array(ab); // length-tracking: shrinks with the buffer
   let reads = 0;
   const options = {
@@ -53,7 +55,7 @@ function shrinking(): { view: Uint8Array; options: { byteLength?: number }; read
   return { view, options, reads: () => reads };
 }
 
-describe('a copy reads its options once, before taking a host buffer\'s length', () => {
+describe("a copy reads its options once, before taking a host buffer's length", () => {
   const ctx = fakeContext(0xc0);
 
   test('copyFrom: a getter that shrinks the source leaves a 4-byte copy, not a stale 64-byte one', () => {

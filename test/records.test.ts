@@ -19,7 +19,10 @@ function flaky(rest: Record<string, unknown> = { y: 1, z: 1 }): { reads: number;
   return o;
 }
 
-const inner = lazyRecord('struct', () => [['a', 'int32_t'], ['b', 'uint64_t']]);
+const inner = lazyRecord('struct', () => [
+  ['a', 'int32_t'],
+  ['b', 'uint64_t'],
+]);
 const outer = lazyRecord('struct', () => [
   ['n', 'uint32_t'],
   ['inner', inner],
@@ -40,7 +43,9 @@ describe('a record is read once, checked and passed as a copy', () => {
     expect(copy).not.toBe(value);
     expect(copy).toEqual({ n: 1, inner: { a: -2, b: 3n }, dims: [1, 2, 3], many: [{ a: 1 }] });
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-    expect(reads.sort()).toEqual(['dims.0', 'dims.1', 'dims.2', 'dims.length', 'inner.a', 'inner.b', 'm0.a', 'm0.b', 'v.dims', 'v.inner', 'v.many', 'v.n', 'v.name', 'v.text'].sort());
+    expect(reads.sort()).toEqual(
+      ['dims.0', 'dims.1', 'dims.2', 'dims.length', 'inner.a', 'inner.b', 'm0.a', 'm0.b', 'v.dims', 'v.inner', 'v.many', 'v.n', 'v.name', 'v.text'].sort(),
+    );
   });
 
   test('the copy keeps the first answer of a getter; koffi encodes the copy', () => {
@@ -52,8 +57,12 @@ describe('a record is read once, checked and passed as a copy', () => {
 
   test('a wrong field found in the copy is a TypeError naming the call and the full path', () => {
     const v = { n: 1, inner: { a: 'x' } };
-    expect(() => checkRecord('cuThing', 'desc', outer(), v)).toThrow(new TypeError('cuThing: desc.inner.a must be an integer in [-2147483648, 2147483647], got "x"'));
-    expect(() => checkRecord('cuThing', 'desc', outer(), { many: [{ a: 1 }, { b: -1 }] })).toThrow(new RangeError('cuThing: desc.many[1].b must be a non-negative safe integer or a bigint below 2**64, got -1'));
+    expect(() => checkRecord('cuThing', 'desc', outer(), v)).toThrow(
+      new TypeError('cuThing: desc.inner.a must be an integer in [-2147483648, 2147483647], got "x"'),
+    );
+    expect(() => checkRecord('cuThing', 'desc', outer(), { many: [{ a: 1 }, { b: -1 }] })).toThrow(
+      new RangeError('cuThing: desc.many[1].b must be a non-negative safe integer or a bigint below 2**64, got -1'),
+    );
     expect(() => checkRecord('cuThing', 'desc', outer(), { dims: [1, 2, 3, 4] })).toThrow(new RangeError('cuThing: desc.dims holds at most 3 elements, got 4'));
     expect(() => checkRecord('cuThing', 'desc', outer(), { bogus: 1 })).toThrow(/^cuThing: desc has no field "bogus"/);
     // the failure of one call leaves nothing behind for the next
@@ -91,7 +100,9 @@ describe('a record is read once, checked and passed as a copy', () => {
 
 describe('a string holding a NUL never reaches a const char *', () => {
   test('cstringArg refuses it with a TypeError naming the call and the parameter; null where allowed', () => {
-    expect(() => cstringArg('nvrtcCreateProgram', 'src', 'a\0b', false)).toThrow(new TypeError('nvrtcCreateProgram: src must not contain a NUL character (C would see the string end at index 1), got "a\\u0000b"'));
+    expect(() => cstringArg('nvrtcCreateProgram', 'src', 'a\0b', false)).toThrow(
+      new TypeError('nvrtcCreateProgram: src must not contain a NUL character (C would see the string end at index 1), got "a\\u0000b"'),
+    );
     expect(() => cstringArg('f', 'p', null, false)).toThrow(new TypeError('f: p must be a string, got null'));
     expect(() => cstringArg('f', 'p', 5, true)).toThrow(new TypeError('f: p must be a string or null, got 5'));
     expect(() => cstringArg('f', 'p', 'fine', false)).not.toThrow();
@@ -108,7 +119,9 @@ describe('a string holding a NUL never reaches a const char *', () => {
     const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
     const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
     expect(() => rt.cudaDeviceGetByPCIBusId('0000:01:00.0\0junk')).toThrow(/^cudaDeviceGetByPCIBusId: pciBusId must not contain a NUL character/);
-    expect(() => raw.cudaDeviceGetByPCIBusId(new Int32Array(1), '0000:01:00.0\0junk')).toThrow(/^cudaDeviceGetByPCIBusId: pciBusId must not contain a NUL character/);
+    expect(() => raw.cudaDeviceGetByPCIBusId(new Int32Array(1), '0000:01:00.0\0junk')).toThrow(
+      /^cudaDeviceGetByPCIBusId: pciBusId must not contain a NUL character/,
+    );
     expect(() => rt.cudaDeviceGetByPCIBusId(7 as never)).toThrow(new TypeError('cudaDeviceGetByPCIBusId: pciBusId must be a string, got 7'));
   });
 });
@@ -128,7 +141,9 @@ function hostileChild(body: string): { status: number | null; signal: NodeJS.Sig
 
 (cudart ? describe : describe.skip)('getters and Proxies answering differently the second time do not abort the process (child processes)', () => {
   test('raw cudaLaunchKernel with a dim3 getter: the call runs with the first answer', () => {
-    const r = hostileChild(`const raw = fromRoot('generated/13.0/runtime/raw'); console.log('status ' + raw.cudaLaunchKernel(0, flaky(), flakyProxy(['x', 'y', 'z']), null, 0, 0));`);
+    const r = hostileChild(
+      `const raw = fromRoot('generated/13.0/runtime/raw'); console.log('status ' + raw.cudaLaunchKernel(0, flaky(), flakyProxy(['x', 'y', 'z']), null, 0, 0));`,
+    );
     expect({ status: r.status, signal: r.signal }).toEqual({ status: 0, signal: null });
     expect(r.out).toMatch(/^status \d+$/m); // libcudart's status without a GPU: the arguments were encoded
   });
@@ -166,7 +181,12 @@ describe('a complex scalar is read once', () => {
   test('scalarArg boxes the first answer of re/im getters', () => {
     const { scalarArg } = require('../support') as typeof import('../support');
     let reads = 0;
-    const v = { get re() { return reads++ === 0 ? 1.5 : 'boom'; }, im: 2 };
+    const v = {
+      get re() {
+        return reads++ === 0 ? 1.5 : 'boom';
+      },
+      im: 2,
+    };
     const box = new Uint8Array(16);
     expect(scalarArg('f', 'alpha', 'c128', 'host', v, box)).toBe(box);
     expect([...new Float64Array(box.buffer, 0, 2)]).toEqual([1.5, 2]);

@@ -34,7 +34,8 @@ describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? ''
       ['a DataView of 3 bytes', new DataView(backing.buffer, 4, 3)],
       ['a Uint8Array of 3 bytes', backing.subarray(4, 7)],
     ];
-    for (const [, v] of tooSmall) expect(() => raw.cudaRuntimeGetVersion(v as ArrayBuffer)).toThrow(/^cudaRuntimeGetVersion: runtimeVersion is \d bytes, shorter than the 4-byte value/);
+    for (const [, v] of tooSmall)
+      expect(() => raw.cudaRuntimeGetVersion(v as ArrayBuffer)).toThrow(/^cudaRuntimeGetVersion: runtimeVersion is \d bytes, shorter than the 4-byte value/);
     expect([...backing]).toEqual(new Array(16).fill(0xaa)); // nothing written next to the view
     // large enough, each form works and holds the version
     const ab = new ArrayBuffer(4);
@@ -48,7 +49,9 @@ describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? ''
   });
   test('the raw layer refuses a string (or undefined, an object, a non-address number) for anything but const char *', () => {
     const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
-    expect(() => raw.cudaRuntimeGetVersion('abcdefgh' as never)).toThrow(new TypeError('cudaRuntimeGetVersion: runtimeVersion must be a typed array, DataView, ArrayBuffer, an address or null, got "abcdefgh"'));
+    expect(() => raw.cudaRuntimeGetVersion('abcdefgh' as never)).toThrow(
+      new TypeError('cudaRuntimeGetVersion: runtimeVersion must be a typed array, DataView, ArrayBuffer, an address or null, got "abcdefgh"'),
+    );
     expect(() => raw.cudaMemcpy(new Uint8Array(4), 'abc' as never, 3, 1)).toThrow(/^cudaMemcpy: src must be a typed array/);
     expect(() => raw.cudaRuntimeGetVersion(undefined as never)).toThrow(/^cudaRuntimeGetVersion: runtimeVersion must be .* got undefined$/);
     expect(() => raw.cudaRuntimeGetVersion({} as never)).toThrow(TypeError);
@@ -112,7 +115,14 @@ describe('library discovery', () => {
 
 describeCudart('lazy binding', () => {
   const binder = () =>
-    new Binder({ module: 'runtime', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY', resolve: 'symbol' });
+    new Binder({
+      module: 'runtime',
+      cudaVersion: '13.0',
+      cudaVersionNumber: 13000,
+      sonames: ['libcudart.so.13'],
+      env: 'CUDA_TS_RUNTIME_LIBRARY',
+      resolve: 'symbol',
+    });
   test('a missing symbol fails at call time, naming the release that introduced it', () => {
     expect(() => binder().bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int', [], '13.1')).toThrow(CudaSymbolError);
     expect(() => binder().bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int', [], '13.1')).toThrow(
@@ -151,7 +161,15 @@ describe('out-parameter scratch and addresses', () => {
     expect(wide.address(1)).toBe(0x1234);
   });
   test('isPointerLike answers true only for what the typed layer takes as a pointer', () => {
-    expect([null, 0, 4096, 2n ** 63n, new Uint8Array(1), new ArrayBuffer(1), new DataView(new ArrayBuffer(1))].map(isPointerLike)).toEqual([true, true, true, true, true, true, true]);
+    expect([null, 0, 4096, 2n ** 63n, new Uint8Array(1), new ArrayBuffer(1), new DataView(new ArrayBuffer(1))].map(isPointerLike)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect([-1.5, -1, 1.5, NaN, 2 ** 53 + 2, -1n, 2n ** 64n, 'x', undefined, {}].map(isPointerLike)).toEqual(new Array(10).fill(false));
   });
   test('koffi 64-bit results normalise to numbers, refusing what does not fit', () => {
@@ -184,7 +202,9 @@ describe('JS callbacks given to CUDA, and blocking calls while one is pending', 
 
   test('the pending count cannot go below zero: a settle with none pending is refused, the guard stays armed', () => {
     expect(hostCallbacks.pending).toBe(0);
-    expect(() => callbackSettled()).toThrow(new RangeError('callbackSettled: no JS callback is pending (each callbackSettled() must follow one hostCallbacks.pending++)'));
+    expect(() => callbackSettled()).toThrow(
+      new RangeError('callbackSettled: no JS callback is pending (each callbackSettled() must follow one hostCallbacks.pending++)'),
+    );
     expect(() => (hostCallbacks.pending = -1)).toThrow(RangeError);
     expect(() => (hostCallbacks.pending = 0.5)).toThrow(RangeError);
     expect(hostCallbacks.pending).toBe(0);

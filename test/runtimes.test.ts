@@ -19,7 +19,6 @@ const cudart = (() => {
   }
 })();
 
-
 const SCRIPT = `
 import * as rt from ${JSON.stringify(join(ROOT, 'generated', '13.0', 'runtime'))};
 import { Scratch } from ${JSON.stringify(join(ROOT, 'support'))};
@@ -41,13 +40,23 @@ console.log(JSON.stringify({ version, raw: [status, s.i32[0]], backend: rt.binde
     const env = { ...process.env };
     delete env.CUDA_TS_FFI;
     test(`${name}: scripts/run-ts.cjs runs a TypeScript file; the typed call goes through ${name === 'node' ? 'koffi' : `${name}'s own FFI`}`, () => {
-      const r = spawnSync(cmd[0], [...cmd.slice(1), join(ROOT, 'scripts', 'run-ts.cjs'), join(dir, 'call.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+      const r = spawnSync(cmd[0], [...cmd.slice(1), join(ROOT, 'scripts', 'run-ts.cjs'), join(dir, 'call.ts')], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       expect([r.status, r.stderr.replace(/.*ExperimentalWarning.*\n?|.*--trace-warnings.*\n?/g, '')]).toEqual([0, '']);
       const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
       expect(out).toEqual({ version: 13000, raw: [0, 13000], backend: { backend: name === 'node' ? 'koffi' : name }, name: 'cudaErrorInsufficientDriver' });
     });
     test(`${name}: cuda-ts doctor --json names the runtime and its FFI`, () => {
-      const r = spawnSync(cmd[0], [...cmd.slice(1), join(ROOT, 'bin', 'cuda-ts.js'), 'doctor', '--json'], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+      const r = spawnSync(cmd[0], [...cmd.slice(1), join(ROOT, 'bin', 'cuda-ts.js'), 'doctor', '--json'], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       const report = JSON.parse(r.stdout) as { runtime: { name: string; ffi: string; ffiUnavailable?: string } };
       expect(report.runtime).toMatchObject({ name, ffi: name === 'node' ? 'koffi' : name });
       expect(report.runtime.ffiUnavailable).toBeUndefined();

@@ -7,7 +7,16 @@ import koffi from 'koffi';
 import * as drv from '../src/driver';
 import { Context } from '../src/context';
 import { DeviceBuffer, PinnedHostBuffer } from '../src/memory';
-import { configureStaging, dropStaging, stagingFromEnvironment, stagingSettings, stagingStats, trimStaging, STAGING_DEFAULTS, type StagingSettings } from '../src/memory/staging';
+import {
+  configureStaging,
+  dropStaging,
+  stagingFromEnvironment,
+  stagingSettings,
+  stagingStats,
+  trimStaging,
+  STAGING_DEFAULTS,
+  type StagingSettings,
+} from '../src/memory/staging';
 import { Stream } from '../src/stream';
 import { fakeContext, fakeDriver, out, type FakeFn } from './helpers/fake-driver';
 
@@ -246,11 +255,17 @@ describe('staged copies move the right bytes', () => {
     const buf = DeviceBuffer.alloc(2500, { context: ctx });
     buf.copyFrom(pattern(2500));
     const dmas = driver.calls.filter(([n]) => n === 'cuMemcpyHtoDAsync').map(([, a]) => [(a[0] as number) - buf.ptr, a[2], a[3]]);
-    expect(dmas).toEqual([[0, 1000, 0], [1000, 1000, 0], [2000, 500, 0]]);
+    expect(dmas).toEqual([
+      [0, 1000, 0],
+      [1000, 1000, 0],
+      [2000, 500, 0],
+    ]);
     const pinned = driver.calls.filter(([n]) => n === 'cuMemcpyHtoDAsync').map(([, a]) => a[1]);
     expect(pinned[0]).not.toBe(pinned[1]);
     expect(pinned[2]).toBe(pinned[0]); // double-buffered: chunk 2 reuses chunk 0's pinned memory …
-    const i2 = driver.calls.findIndex(([n], i) => n === 'cuMemcpyHtoDAsync' && i > 0 && driver.calls.slice(0, i).filter(([m]) => m === 'cuMemcpyHtoDAsync').length === 2);
+    const i2 = driver.calls.findIndex(
+      ([n], i) => n === 'cuMemcpyHtoDAsync' && i > 0 && driver.calls.slice(0, i).filter(([m]) => m === 'cuMemcpyHtoDAsync').length === 2,
+    );
     expect(driver.calls.slice(0, i2).map(([n]) => n)).toContain('cuEventSynchronize'); // … after waiting for its DMA
     expect(names().at(-1)).toBe('cuStreamSynchronize');
     expect(driver.calls.at(-1)![1]).toEqual([0]);
@@ -433,19 +448,59 @@ describe('when to stage', () => {
     const T = STAGING_DEFAULTS.upload.hostThreads;
     const U = STAGING_DEFAULTS.download.hostThreads;
     expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });
-    expect(stagingFromEnvironment({})).toEqual({ upload: { ...STAGING_DEFAULTS.upload }, download: { ...STAGING_DEFAULTS.download }, chunkBytes: STAGING_DEFAULTS.chunkBytes, maxChunks: STAGING_DEFAULTS.maxChunks, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
+    expect(stagingFromEnvironment({})).toEqual({
+      upload: { ...STAGING_DEFAULTS.upload },
+      download: { ...STAGING_DEFAULTS.download },
+      chunkBytes: STAGING_DEFAULTS.chunkBytes,
+      maxChunks: STAGING_DEFAULTS.maxChunks,
+      chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy,
+    });
     const off = stagingFromEnvironment({ CUDA_TS_STAGING: '0', CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '5' });
     expect([off.upload.minBytes, off.download.minBytes]).toEqual([Infinity, Infinity]);
     // the two-direction variables set both; the per-direction ones win over them
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_THREADS: '1', CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off', CUDA_TS_STAGING_UPLOAD_THREADS: '6' })).toEqual({ upload: both(65536, 6), download: both(Infinity, 1), chunkBytes: STAGING_DEFAULTS.chunkBytes, maxChunks: STAGING_DEFAULTS.maxChunks, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({ upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads), download: both(STAGING_DEFAULTS.download.minBytes, 0), chunkBytes: STAGING_DEFAULTS.chunkBytes, maxChunks: STAGING_DEFAULTS.maxChunks, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
-    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_THREADS: 'off' })).toThrow(/CUDA_TS_STAGING_UPLOAD_THREADS must be a non-negative integer, got 'off'/);
-    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: '-1' })).toThrow(/CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES must be a non-negative integer or 'off', got '-1'/);
+    expect(
+      stagingFromEnvironment({
+        CUDA_TS_STAGING_MIN_BYTES: '65536',
+        CUDA_TS_STAGING_CHUNK_BYTES: '4194304',
+        CUDA_TS_STAGING_CHUNKS: '4',
+        CUDA_TS_STAGING_THREADS: '3',
+      }),
+    ).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
+    expect(
+      stagingFromEnvironment({
+        CUDA_TS_STAGING_MIN_BYTES: '65536',
+        CUDA_TS_STAGING_THREADS: '1',
+        CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off',
+        CUDA_TS_STAGING_UPLOAD_THREADS: '6',
+      }),
+    ).toEqual({
+      upload: both(65536, 6),
+      download: both(Infinity, 1),
+      chunkBytes: STAGING_DEFAULTS.chunkBytes,
+      maxChunks: STAGING_DEFAULTS.maxChunks,
+      chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy,
+    });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({
+      upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads),
+      download: both(STAGING_DEFAULTS.download.minBytes, 0),
+      chunkBytes: STAGING_DEFAULTS.chunkBytes,
+      maxChunks: STAGING_DEFAULTS.maxChunks,
+      chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy,
+    });
+    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_THREADS: 'off' })).toThrow(
+      /CUDA_TS_STAGING_UPLOAD_THREADS must be a non-negative integer, got 'off'/,
+    );
+    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: '-1' })).toThrow(
+      /CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES must be a non-negative integer or 'off', got '-1'/,
+    );
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_THREADS: '9' })).toThrow(/download.hostThreads must be an integer from 0 to 8, got 9/);
     expect(() => configureStaging({ hostThreads: 9 })).toThrow(/configureStaging: upload.hostThreads must be an integer from 0 to 8, got 9/);
-    expect(() => configureStaging({ download: { minBytes: NaN } })).toThrow(/configureStaging: download.minBytes must be a non-negative integer or Infinity, got NaN/);
-    expect(() => configureStaging({ upload: { min: 1 } as never })).toThrow(/configureStaging: upload: unknown setting 'min' \(expected minBytes, hostThreads\)/);
+    expect(() => configureStaging({ download: { minBytes: NaN } })).toThrow(
+      /configureStaging: download.minBytes must be a non-negative integer or Infinity, got NaN/,
+    );
+    expect(() => configureStaging({ upload: { min: 1 } as never })).toThrow(
+      /configureStaging: upload: unknown setting 'min' \(expected minBytes, hostThreads\)/,
+    );
     expect(() => configureStaging({ upload: 5 as never })).toThrow(/configureStaging: upload must be an object, got 5/);
     // a failed change changes nothing; a per-direction change wins over the two-direction one
     expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });

@@ -13,7 +13,14 @@ import { fakeContext, fakeDriver } from './helpers/fake-driver';
 const ILLEGAL_ADDRESS = drv.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS;
 
 function fakeStream(ctx: ReturnType<typeof fakeContext>, handle: number): Stream {
-  return Object.assign(Object.create(Stream.prototype) as Stream, { core: new Core('Stream', undefined), context: ctx, handle, owned: false, pendingHostFuncs: 0, hostError: undefined });
+  return Object.assign(Object.create(Stream.prototype) as Stream, {
+    core: new Core('Stream', undefined),
+    context: ctx,
+    handle,
+    owned: false,
+    pendingHostFuncs: 0,
+    hostError: undefined,
+  });
 }
 
 test('a sticky error settles the host functions CUDA will never call; frees deferred behind them run', async () => {

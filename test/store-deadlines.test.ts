@@ -54,14 +54,16 @@ test('with the serving process stopped, every method rejects within its timeout 
     ['barrier', () => store!.barrier('b', o)],
   ];
   const t0 = performance.now();
-  const results = await Promise.all(calls.map(async ([name, fn]) => {
-    try {
-      await fn();
-      return { name, ms: performance.now() - t0, error: undefined as unknown };
-    } catch (error) {
-      return { name, ms: performance.now() - t0, error };
-    }
-  }));
+  const results = await Promise.all(
+    calls.map(async ([name, fn]) => {
+      try {
+        await fn();
+        return { name, ms: performance.now() - t0, error: undefined as unknown };
+      } catch (error) {
+        return { name, ms: performance.now() - t0, error };
+      }
+    }),
+  );
   for (const r of results) {
     expect([r.name, r.error]).toEqual([r.name, expect.any(StoreTimeoutError)]);
     expect((r.error as Error).message).toMatch(new RegExp(`^TcpStore\\.${r.name}`));

@@ -95,7 +95,15 @@ describe('1. unauthenticated connections cost nothing and lock nobody out', () =
     // Deno an unread socket never sees that close, and the flood's own sockets, in this process, would
     // run it out of descriptors: that cost falls on an attacker, not on the store).
     const flood = (async () => {
-      while (flooding) await Promise.all(Array.from({ length: 20 }, () => rawSocket(server.port).then((s) => void s.resume(), () => undefined)));
+      while (flooding)
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            rawSocket(server.port).then(
+              (s) => void s.resume(),
+              () => undefined,
+            ),
+          ),
+        );
     })();
     const ranks = await Promise.all(Array.from({ length: 8 }, () => client(server.port, { size: 8 })));
     await Promise.all(ranks.map((r) => r.barrier('flood')));
@@ -117,7 +125,17 @@ describe('1. unauthenticated connections cost nothing and lock nobody out', () =
 describe('2. token strength, failed authentications, the listening address', () => {
   test('weak tokens are refused everywhere; 32 hex digits or a long mixed secret pass', async () => {
     // the last three passed the old rule (128 bits by alphabet × length, 8 distinct characters): runs and repeats
-    for (const weak of ['123456', 'shared', 'test-token-1234', 'a'.repeat(64), 'abababababababababababababababababab', 'deadbeef'.repeat(3), '0123456789abcdef'.repeat(2), 'Password123!'.repeat(3), 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEF']) {
+    for (const weak of [
+      '123456',
+      'shared',
+      'test-token-1234',
+      'a'.repeat(64),
+      'abababababababababababababababababab',
+      'deadbeef'.repeat(3),
+      '0123456789abcdef'.repeat(2),
+      'Password123!'.repeat(3),
+      'abcdefghijklmnopqrstuvwxyz0123456789ABCDEF',
+    ]) {
       expect(() => storeToken(weak, 'call')).toThrow(/call: the token is too weak/);
     }
     expect(storeToken(randomBytes(16).toString('hex'), 'call')).toHaveLength(32);
@@ -179,7 +197,9 @@ describe('2. token strength, failed authentications, the listening address', () 
     await other.set('reached', 'yes');
   });
 
-  const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv4');
   (external ? test : test.skip)(`a non-loopback MASTER_ADDR (${external?.address}) is not served on loopback`, async () => {
     const probe = await serve();
     const port = probe.port;
@@ -216,8 +236,14 @@ describe('3. timeouts of 2^31 ms and more, and Infinity', () => {
     const long = a.get('later', { timeoutMs: 2 ** 31 });
     const forever = a.wait(['later'], { timeoutMs: Infinity });
     const settled: string[] = [];
-    long.then(() => settled.push('get'), () => settled.push('get failed'));
-    forever.then(() => settled.push('wait'), () => settled.push('wait failed'));
+    long.then(
+      () => settled.push('get'),
+      () => settled.push('get failed'),
+    );
+    forever.then(
+      () => settled.push('wait'),
+      () => settled.push('wait failed'),
+    );
     await sleep(150);
     expect(settled).toEqual([]);
     await a.set('later', 'x');
@@ -300,7 +326,9 @@ describe('5, 6. barriers clean up; world sizes over 1,024', () => {
     expect(rank0.server!.maxConnections).toBeGreaterThanOrEqual(size);
     const others: TcpStore[] = [];
     for (let r = 1; r < size; r += 100) {
-      others.push(...await Promise.all(Array.from({ length: Math.min(100, size - r) }, (_, i) => openStore({ rank: r + i, size, address, token, timeoutMs: 30_000 }))));
+      others.push(
+        ...(await Promise.all(Array.from({ length: Math.min(100, size - r) }, (_, i) => openStore({ rank: r + i, size, address, token, timeoutMs: 30_000 })))),
+      );
     }
     opened.unshift(...others);
     await Promise.all([rank0, ...others].map((s) => s.barrier('all')));
@@ -323,7 +351,9 @@ describe('7. IPv6', () => {
     await c.set('name', 'ok');
   });
 
-  const global6 = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv6' && !a.address.startsWith('fe80'));
+  const global6 = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv6' && !a.address.startsWith('fe80'));
   (global6 ? test : test.skip)(`a non-loopback IPv6 MASTER_ADDR (${global6?.address}) is served on IPv6`, async () => {
     const server = await serve({ host: global6!.address });
     const c = await TcpStore.connect({ host: global6!.address, port: server.port, token, timeoutMs: 5000 });
@@ -363,7 +393,9 @@ describe('9. lesser findings', () => {
   test('bad new options are refused with the call named', async () => {
     expect(() => StoreServer.listen({ port: 0, token, maxUnauthenticated: 0 })).toThrow(/StoreServer.listen: maxUnauthenticated must be a positive integer/);
     expect(() => StoreServer.listen({ port: 0, token, log: 5 as never })).toThrow(/log must be a function/);
-    await expect(TcpStore.connect({ host: '127.0.0.1', port: 1, token, timeoutMs: NaN })).rejects.toThrow(/timeoutMs must be a non-negative integer of ms or Infinity/);
+    await expect(TcpStore.connect({ host: '127.0.0.1', port: 1, token, timeoutMs: NaN })).rejects.toThrow(
+      /timeoutMs must be a non-negative integer of ms or Infinity/,
+    );
     await expect(TcpStore.connect({ host: '127.0.0.1', port: 1, token, timeoutMs: -Infinity })).rejects.toThrow(RangeError);
     await expect(openStore({ rank: 0, size: 1, address: '127.0.0.1:1', token, listenHost: '' })).rejects.toThrow(/listenHost/);
     await expect(StoreServer.listen({ port: 0, host: '192.0.2.1', token, log })).rejects.toThrow(/192\.0\.2\.1 is not an address of this machine/);
@@ -377,7 +409,9 @@ describe('9. lesser findings', () => {
 describe('10. issue 47: run identity, bytes, waiters', () => {
   test('a client of another run (same token, same port) is refused and told so; the right run gets in', async () => {
     const server = await serve({ runId: 'job-a' });
-    await expect(TcpStore.connect({ host: '127.0.0.1', port: server.port, token, runId: 'job-b', timeoutMs: 5000 })).rejects.toThrow(/TcpStore.connect: 127\.0\.0\.1:\d+ serves another run \(run id "job-a"\), not this process's \("job-b"; CUDA_TS_RUN_ID\)/);
+    await expect(TcpStore.connect({ host: '127.0.0.1', port: server.port, token, runId: 'job-b', timeoutMs: 5000 })).rejects.toThrow(
+      /TcpStore.connect: 127\.0\.0\.1:\d+ serves another run \(run id "job-a"\), not this process's \("job-b"; CUDA_TS_RUN_ID\)/,
+    );
     await expect(TcpStore.connect({ host: '127.0.0.1', port: server.port, token, timeoutMs: 5000 })).rejects.toThrow(/serves another run/); // no run id is another run too
     expect(server.otherRuns).toBe(2);
     expect(server.authFailures).toBe(0); // they knew the token: not guesses
@@ -447,7 +481,14 @@ describe('10. issue 47: run identity, bytes, waiters', () => {
     await timeSets(200); // warm up
     const bare = Math.min(await timeSets(400), await timeSets(400));
     // 40 blocked waits of 4,000 keys each: before, every set scanned all 160,000 keys
-    const waits = Array.from({ length: 40 }, (_, w) => c.wait(Array.from({ length: 4000 }, (_, i) => `w${w}-${i}`), { timeoutMs: 60_000 }).catch(() => undefined));
+    const waits = Array.from({ length: 40 }, (_, w) =>
+      c
+        .wait(
+          Array.from({ length: 4000 }, (_, i) => `w${w}-${i}`),
+          { timeoutMs: 60_000 },
+        )
+        .catch(() => undefined),
+    );
     await c.check('other-0'); // the waits are registered
     expect(server.waiterCountNow).toBe(40);
     const loaded = Math.min(await timeSets(400), await timeSets(400));

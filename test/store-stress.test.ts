@@ -9,7 +9,16 @@ test('ranks rendezvous and finish their work while hostile clients knock; the se
   // the whole report where anything below fails (Bun's Jest prints a failed matcher's stack, not its message)
   const countedExactly = r.authFailures >= r.wrongRefused && r.authFailures <= r.wrongChallenged;
   const toldWhy = r.wrongSilent === 0 && r.wrongRefused + r.wrongBusy === r.wrongAttempts;
-  if (r.failures.length || r.idleOpened < 200 || r.wrongAttempts < 100 || !countedExactly || !toldWhy || r.wrongRefused === 0 || r.memory.growthMiB >= 64 || r.serverKeysAtEnd > 9) {
+  if (
+    r.failures.length ||
+    r.idleOpened < 200 ||
+    r.wrongAttempts < 100 ||
+    !countedExactly ||
+    !toldWhy ||
+    r.wrongRefused === 0 ||
+    r.memory.growthMiB >= 64 ||
+    r.serverKeysAtEnd > 9
+  ) {
     console.error(`store-stress report: ${JSON.stringify(r)}`);
   }
   expect(r.failures).toEqual([]);

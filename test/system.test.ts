@@ -19,11 +19,18 @@ const NOT_AVAILABLE = 2n ** 64n - 1n;
  * process list fail with INSUFFICIENT_SIZE that many times first (a process started between count and fill).
  */
 function fakeNvml(log: string[], race = { compute: 0 }): NvmlApi {
-  const f = (name: string, fn: (...a: any[]) => unknown) => (...a: any[]) => (log.push(name), fn(...a)); // eslint-disable-line @typescript-eslint/no-explicit-any
-  const onlyFirst = <T>(name: string, v: () => T) => (h: number): T => {
-    if (h !== 0x100) throw new FakeNvmlError(name, R.NVML_ERROR_NOT_SUPPORTED);
-    return v();
-  };
+  // a fake of any NVML function: its arguments are whatever that function takes
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  const f =
+    (name: string, fn: (...a: any[]) => unknown) =>
+    (...a: any[]) => (log.push(name), fn(...a));
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+  const onlyFirst =
+    <T>(name: string, v: () => T) =>
+    (h: number): T => {
+      if (h !== 0x100) throw new FakeNvmlError(name, R.NVML_ERROR_NOT_SUPPORTED);
+      return v();
+    };
   const api = {
     nvmlReturn_t: R,
     nvmlEnableState_t: { NVML_FEATURE_DISABLED: 0, NVML_FEATURE_ENABLED: 1 },
@@ -31,8 +38,20 @@ function fakeNvml(log: string[], race = { compute: 0 }): NvmlApi {
     nvmlShutdown: f('nvmlShutdown', () => undefined),
     nvmlDeviceGetCount: f('nvmlDeviceGetCount', () => 2),
     nvmlDeviceGetHandleByIndex: f('nvmlDeviceGetHandleByIndex', (i: number) => 0x100 + i),
-    nvmlDeviceGetTotalEnergyConsumption: f('nvmlDeviceGetTotalEnergyConsumption', onlyFirst('nvmlDeviceGetTotalEnergyConsumption', () => 123_456_789_012n)),
-    nvmlDeviceGetMemoryInfo_v2: f('nvmlDeviceGetMemoryInfo_v2', onlyFirst('nvmlDeviceGetMemoryInfo_v2', () => ({ version: 0x2000028, total: 2n ** 37n, reserved: 512 * 2 ** 20, used: 2 ** 20, free: 2 ** 37 - 513 * 2 ** 20 }))),
+    nvmlDeviceGetTotalEnergyConsumption: f(
+      'nvmlDeviceGetTotalEnergyConsumption',
+      onlyFirst('nvmlDeviceGetTotalEnergyConsumption', () => 123_456_789_012n),
+    ),
+    nvmlDeviceGetMemoryInfo_v2: f(
+      'nvmlDeviceGetMemoryInfo_v2',
+      onlyFirst('nvmlDeviceGetMemoryInfo_v2', () => ({
+        version: 0x2000028,
+        total: 2n ** 37n,
+        reserved: 512 * 2 ** 20,
+        used: 2 ** 20,
+        free: 2 ** 37 - 513 * 2 ** 20,
+      })),
+    ),
     nvmlDeviceGetComputeRunningProcesses: f('nvmlDeviceGetComputeRunningProcesses', (h: number) => {
       if (h !== 0x100) throw new FakeNvmlError('nvmlDeviceGetComputeRunningProcesses', R.NVML_ERROR_NO_PERMISSION);
       if (race.compute > 0) {
@@ -44,13 +63,34 @@ function fakeNvml(log: string[], race = { compute: 0 }): NvmlApi {
         { pid: 17, usedGpuMemory: NOT_AVAILABLE, gpuInstanceId: 1, computeInstanceId: 0 },
       ];
     }),
-    nvmlDeviceGetGraphicsRunningProcesses: f('nvmlDeviceGetGraphicsRunningProcesses', onlyFirst('nvmlDeviceGetGraphicsRunningProcesses', () => [])),
-    nvmlDeviceGetDisplayActive: f('nvmlDeviceGetDisplayActive', onlyFirst('nvmlDeviceGetDisplayActive', () => 0)),
-    nvmlDeviceGetDisplayMode: f('nvmlDeviceGetDisplayMode', onlyFirst('nvmlDeviceGetDisplayMode', () => 1)),
-    nvmlDeviceGetEnforcedPowerLimit: f('nvmlDeviceGetEnforcedPowerLimit', onlyFirst('nvmlDeviceGetEnforcedPowerLimit', () => 600_000)),
-    nvmlDeviceGetPowerManagementLimit: f('nvmlDeviceGetPowerManagementLimit', onlyFirst('nvmlDeviceGetPowerManagementLimit', () => 650_000)),
-    nvmlDeviceGetPowerManagementDefaultLimit: f('nvmlDeviceGetPowerManagementDefaultLimit', onlyFirst('nvmlDeviceGetPowerManagementDefaultLimit', () => 700_000)),
-    nvmlDeviceGetPowerManagementLimitConstraints: f('nvmlDeviceGetPowerManagementLimitConstraints', onlyFirst('nvmlDeviceGetPowerManagementLimitConstraints', () => ({ minLimit: 200_000, maxLimit: 700_000 }))),
+    nvmlDeviceGetGraphicsRunningProcesses: f(
+      'nvmlDeviceGetGraphicsRunningProcesses',
+      onlyFirst('nvmlDeviceGetGraphicsRunningProcesses', () => []),
+    ),
+    nvmlDeviceGetDisplayActive: f(
+      'nvmlDeviceGetDisplayActive',
+      onlyFirst('nvmlDeviceGetDisplayActive', () => 0),
+    ),
+    nvmlDeviceGetDisplayMode: f(
+      'nvmlDeviceGetDisplayMode',
+      onlyFirst('nvmlDeviceGetDisplayMode', () => 1),
+    ),
+    nvmlDeviceGetEnforcedPowerLimit: f(
+      'nvmlDeviceGetEnforcedPowerLimit',
+      onlyFirst('nvmlDeviceGetEnforcedPowerLimit', () => 600_000),
+    ),
+    nvmlDeviceGetPowerManagementLimit: f(
+      'nvmlDeviceGetPowerManagementLimit',
+      onlyFirst('nvmlDeviceGetPowerManagementLimit', () => 650_000),
+    ),
+    nvmlDeviceGetPowerManagementDefaultLimit: f(
+      'nvmlDeviceGetPowerManagementDefaultLimit',
+      onlyFirst('nvmlDeviceGetPowerManagementDefaultLimit', () => 700_000),
+    ),
+    nvmlDeviceGetPowerManagementLimitConstraints: f(
+      'nvmlDeviceGetPowerManagementLimitConstraints',
+      onlyFirst('nvmlDeviceGetPowerManagementLimitConstraints', () => ({ minLimit: 200_000, maxLimit: 700_000 })),
+    ),
   };
   return api as unknown as NvmlApi;
 }
@@ -72,7 +112,17 @@ describe('system: NVML readings of issue 43 point 8', () => {
     expect(a.displayActive).toBe(false);
     expect(a.displayMode).toBe(true);
     // a board without these readings answers NOT_SUPPORTED: undefined, never a throw
-    for (const v of [b.totalEnergyConsumption, b.powerManagementLimit, b.powerManagementDefaultLimit, b.powerManagementLimitConstraints, b.displayActive, b.displayMode, b.memoryBreakdown, b.graphicsProcesses]) expect(v).toBeUndefined();
+    for (const v of [
+      b.totalEnergyConsumption,
+      b.powerManagementLimit,
+      b.powerManagementDefaultLimit,
+      b.powerManagementLimitConstraints,
+      b.displayActive,
+      b.displayMode,
+      b.memoryBreakdown,
+      b.graphicsProcesses,
+    ])
+      expect(v).toBeUndefined();
   });
 
   test('memory v2: total, reserved, used (without reserved) and free as numbers', () => {
@@ -91,7 +141,9 @@ describe('system: NVML readings of issue 43 point 8', () => {
     ]);
     expect(a.graphicsProcesses).toEqual([]);
     expect(system.gpu(1).computeProcesses).toBeUndefined(); // NO_PERMISSION (a container) reads as unknown
-    expect(gpuProcesses([{ pid: 1, usedGpuMemory: 2n ** 60n, gpuInstanceId: 2, computeInstanceId: 3 }])).toEqual([{ pid: 1, usedMemory: 2 ** 60, gpuInstanceId: 2, computeInstanceId: 3 }]);
+    expect(gpuProcesses([{ pid: 1, usedGpuMemory: 2n ** 60n, gpuInstanceId: 2, computeInstanceId: 3 }])).toEqual([
+      { pid: 1, usedMemory: 2 ** 60, gpuInstanceId: 2, computeInstanceId: 3 },
+    ]);
   });
 
   test('a process starting between the count and the fill (INSUFFICIENT_SIZE) is asked again, a few times at most', () => {

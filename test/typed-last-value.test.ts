@@ -26,11 +26,13 @@ const allocs = [drv.cuMemAlloc(1), drv.cuMemAlloc(1 << 20), drv.cuMemAlloc(1)];
 console.log(JSON.stringify({ seen, allocs }));
 `;
 
-test('a typed getter returns what C wrote on every call: cuCtxGetCurrent after each cuCtxSetCurrent, cuMemAlloc\'s new addresses', () => {
+test("a typed getter returns what C wrote on every call: cuCtxGetCurrent after each cuCtxSetCurrent, cuMemAlloc's new addresses", () => {
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-last-'));
   try {
     const lib = join(dir, 'libcuda.so.1');
-    const built = spawnSync('gcc', ['-O2', '-shared', '-fPIC', '-Wl,-soname,libcuda.so.1', '-o', lib, join(ROOT, 'bench', 'native', 'fake-cuda-launch.c')], { encoding: 'utf8' });
+    const built = spawnSync('gcc', ['-O2', '-shared', '-fPIC', '-Wl,-soname,libcuda.so.1', '-o', lib, join(ROOT, 'bench', 'native', 'fake-cuda-launch.c')], {
+      encoding: 'utf8',
+    });
     expect({ status: built.status, stderr: built.stderr }).toEqual({ status: 0, stderr: '' });
     const r = runScript(SCRIPT, { cwd: ROOT, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: lib } });
     // stderr is shown on a failure, not required empty: Node 26's node:ffi warns that it is experimental

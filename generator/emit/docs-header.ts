@@ -49,19 +49,31 @@ function inline(n: Node): string {
       return arg; // an alias clang does not know (`\notefnerr`): no argument, nothing
     }
     case 'ParagraphComment':
-      return (n.inner ?? []).map((c: Node, i: number) => (i > 0 && c.kind === 'TextComment' && typeof c.loc?.line === 'number' ? '\n' : '') + inline(c)).join('');
+      return (n.inner ?? [])
+        .map((c: Node, i: number) => (i > 0 && c.kind === 'TextComment' && typeof c.loc?.line === 'number' ? '\n' : '') + inline(c))
+        .join('');
     case 'VerbatimBlockComment':
     case 'VerbatimLineComment':
       if (n.name === 'code' || n.name === 'verbatim') return codeBlock(n);
       // `\link #Type NAME \endlink`: the name
-      return (n.inner ?? []).map((l: Node) => String(l.text ?? '')).join(' ').replace(/\\(end)?link/g, '').replace(/#\w+\s+/g, '') + String(n.text ?? '');
+      return (
+        (n.inner ?? [])
+          .map((l: Node) => String(l.text ?? ''))
+          .join(' ')
+          .replace(/\\(end)?link/g, '')
+          .replace(/#\w+\s+/g, '') + String(n.text ?? '')
+      );
     default:
       return (n.inner ?? []).map(inline).join('');
   }
 }
 
 /** A line's `::name` Doxygen references as code, and `@`, `{`, `}` escaped for TSDoc. */
-const escapeLine = (l: string) => l.replace(/::(\w+)/g, '`$1`').replace(/@/g, '\\@').replace(/[{}]/g, (c) => `\\${c}`);
+const escapeLine = (l: string) =>
+  l
+    .replace(/::(\w+)/g, '`$1`')
+    .replace(/@/g, '\\@')
+    .replace(/[{}]/g, (c) => `\\${c}`);
 
 /** Markdown of a node: its lines kept (spaces within a line collapsed, blank lines dropped), code
  *  blocks as they are, `::name` Doxygen references as code. */
@@ -79,7 +91,9 @@ function text(n: Node): string {
 /** `\sa` names as links (one per name the text lists). */
 function seeLinks(n: Node): string[] {
   const raw = inline(n);
-  return [...raw.matchAll(/::(\w+)|\b((?:cu|cuda|nvrtc|nvml|nvJitLink|cublas|cusparse|cusolver|curand|cufft|cupti|nccl|cudnn)\w*)\b/g)].map((m) => `{@link ${m[1] ?? m[2]}}`);
+  return [...raw.matchAll(/::(\w+)|\b((?:cu|cuda|nvrtc|nvml|nvJitLink|cublas|cusparse|cusolver|curand|cufft|cupti|nccl|cudnn)\w*)\b/g)].map(
+    (m) => `{@link ${m[1] ?? m[2]}}`,
+  );
 }
 
 /** A note's text without the tail of an alias clang read as `\note` + text (`\note_init_rt`). */

@@ -18,8 +18,12 @@ function namesOf(ir: ModuleIR): Set<string> {
 /** The doc facts of `ir`, given the IR of the stored releases before it (oldest first). */
 export function docFactsFor(ir: ModuleIR, older: readonly ModuleIR[]): DocFacts {
   const facts: DocFacts = {
-    module: ir.module, release: ir.cudaVersion, added: new Map(), oldest: older[0]?.cudaVersion ?? ir.cudaVersion,
-    version: ir.versionNumber, names: new Set(ir.functions.map((f) => f.name)),
+    module: ir.module,
+    release: ir.cudaVersion,
+    added: new Map(),
+    oldest: older[0]?.cudaVersion ?? ir.cudaVersion,
+    version: ir.versionNumber,
+    names: new Set(ir.functions.map((f) => f.name)),
   };
   if (older.length === 0) return facts;
   const chain = [...older.map((o) => ({ release: o.cudaVersion, names: namesOf(o) })), { release: ir.cudaVersion, names: namesOf(ir) }];

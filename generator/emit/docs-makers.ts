@@ -35,7 +35,13 @@ function intTypedef(t: CType, fn: string, own: ReadonlySet<string>): string | un
 
 /** The stem of a type name, lower case: module prefix and `_t` dropped (`cusparseMatDescr_t` → matdescr). */
 function stem(type: string): string {
-  return type.replace(/_t$/, '').replace(/^(CU|cuda|cublasLt|cublas|cusparse|cusolverDn|cusolverSp|cusolverRf|cusolver|cudnn|nvml|nccl|curand|cufft|cupti|CUpti_|nvrtc|nvJitLink|nvFatbin|CUfile)/, '').toLowerCase();
+  return type
+    .replace(/_t$/, '')
+    .replace(
+      /^(CU|cuda|cublasLt|cublas|cusparse|cusolverDn|cusolverSp|cusolverRf|cusolver|cudnn|nvml|nccl|curand|cufft|cupti|CUpti_|nvrtc|nvJitLink|nvFatbin|CUfile)/,
+      '',
+    )
+    .toLowerCase();
 }
 
 /** Lower is better: the verb's place in VERBS (twice as heavy), plus one when the name lacks the stem. */

@@ -80,7 +80,14 @@ export const OBJECTS_FUNCTIONS: Readonly<Record<string, string>> = {
 export const MATH_METHODS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   cublas: { cublasSgemm: 'Blas#gemm', cublasDgemm: 'Blas#gemm', cublasCgemm: 'Blas#gemm', cublasZgemm: 'Blas#gemm' },
   cublaslt: { cublasLtMatmul: 'Matmul#execute' },
-  cufft: { cufftExecC2C: 'FftPlan#forward', cufftExecZ2Z: 'FftPlan#forward', cufftExecR2C: 'FftPlan#forward', cufftExecD2Z: 'FftPlan#forward', cufftExecC2R: 'FftPlan#inverse', cufftExecZ2D: 'FftPlan#inverse' },
+  cufft: {
+    cufftExecC2C: 'FftPlan#forward',
+    cufftExecZ2Z: 'FftPlan#forward',
+    cufftExecR2C: 'FftPlan#forward',
+    cufftExecD2Z: 'FftPlan#forward',
+    cufftExecC2R: 'FftPlan#inverse',
+    cufftExecZ2D: 'FftPlan#inverse',
+  },
   curand: { curandGenerateUniform: 'RandomGenerator#uniform', curandGenerateUniformDouble: 'RandomGenerator#uniform' },
   cusparse: { cusparseSpMV: 'Sparse#spmv' },
   cusolver: { cusolverDnXpotrf: 'DenseSolver#potrf' },

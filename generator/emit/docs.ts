@@ -80,8 +80,19 @@ function elemName(e: Elem): string {
 const nullable = (yes: boolean | undefined, stated: boolean) => (yes && stated ? '; null allowed' : '');
 
 const SCALAR_VALUE: Record<Extract<Sem, { role: 'scalar' }>['type'], string> = {
-  f16: 'a number, stored as a half', bf16: 'a number, stored as a bfloat16', f32: 'a number', f64: 'a number', i8: 'an integer', u8: 'an integer', i32: 'an integer', u32: 'an integer',
-  i64: 'a number or bigint', u64: 'a number or bigint', c64: '`{ re, im }`, `[re, im]` or a real number', c128: '`{ re, im }`, `[re, im]` or a real number', untyped: '',
+  f16: 'a number, stored as a half',
+  bf16: 'a number, stored as a bfloat16',
+  f32: 'a number',
+  f64: 'a number',
+  i8: 'an integer',
+  u8: 'an integer',
+  i32: 'an integer',
+  u32: 'an integer',
+  i64: 'a number or bigint',
+  u64: 'a number or bigint',
+  c64: '`{ re, im }`, `[re, im]` or a real number',
+  c128: '`{ re, im }`, `[re, im]` or a real number',
+  untyped: '',
 };
 const DIR_TEXT = { in: 'in', out: 'out', inout: 'in/out' } as const;
 const SPACE_TEXT = { device: 'device memory', host: 'host memory', either: 'host or device memory' } as const;
@@ -137,7 +148,8 @@ const TYPED_PHRASES: { [R in Exclude<Sem['role'], 'value'>]: (s: Extract<Sem, { 
   callback: (s, p, stated) => `in C callback ${cDecl(p)}${nullable(s.nullable, stated)}`,
   string: (s, p, stated) => `in string (\`const char *\`)${nullable(s.nullable, stated)}`,
   pointer: (s, p) => pointerPhrase(s, p),
-  scalar: (s, p) => `in ${cDecl(p)}: a scalar${s.type === 'untyped' ? ' whose C type another argument picks: a typed array holding the value' : `: the value itself (${SCALAR_VALUE[s.type]}), or a host buffer holding it`}${s.space === 'host' ? ' (host memory)' : ', or `{ ptr }` device memory holding it (device pointer mode)'}`,
+  scalar: (s, p) =>
+    `in ${cDecl(p)}: a scalar${s.type === 'untyped' ? ' whose C type another argument picks: a typed array holding the value' : `: the value itself (${SCALAR_VALUE[s.type]}), or a host buffer holding it`}${s.space === 'host' ? ' (host memory)' : ', or `{ ptr }` device memory holding it (device pointer mode)'}`,
   resultArray: (s) => `out array of ${elemName(s.elem)}: \`${s.capacity}\` allocated, returned at the length the call reports in \`${s.count}\``,
   countOut: (s) => `out: the length of \`${s.of}\` (read by the typed layer)`,
   attrSize: (s) => `the size of \`${s.of}\`, derived from the attribute`,
@@ -147,7 +159,8 @@ const TYPED_PHRASES: { [R in Exclude<Sem['role'], 'value'>]: (s: Extract<Sem, { 
   out: (s, p) => `out ${cDecl(p)}${s.unit ? `: ${s.unit === 'bytes' ? 'a size in bytes' : 'a count in elements of the data type'}` : ''}`,
   inout: (s, p) => `in/out ${cDecl(p)}: this value in, the call's value returned`,
   outRecord: (s) => `out \`${s.record}\`${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,
-  inoutRecord: (s) => `in/out \`${s.record}\`: fields given here in, the record the call fills returned${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,
+  inoutRecord: (s) =>
+    `in/out \`${s.record}\`: fields given here in, the record the call fills returned${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,
   outText: (s) => `out text (\`char *\`, ${typeof s.length === 'number' ? `${s.length} bytes` : `length \`${s.length}\``})`,
   outArray: (s) => `out array of ${elemName(s.elem)}, \`${s.count}\` long`,
   capacityArray: (s) => `out array of ${elemName(s.elem)}: its length asked first through \`${s.count}\` (capacity/count pair)`,
@@ -182,7 +195,10 @@ function derivedCount(sem: FunctionSem, name: string): string {
 export function valueRole(sem: FunctionSem, name: string): string {
   const roles: string[] = [];
   for (const { name: other, sem: s } of sem.params) {
-    if (s.role === 'pointer' && s.count?.param === name) roles.push(`count of \`${other}\` in ${s.count.unit}${s.count.elem ? ` of \`${s.count.elem}\`` : s.count.typeParam ? ` of \`${s.count.typeParam}\`` : ''}`);
+    if (s.role === 'pointer' && s.count?.param === name)
+      roles.push(
+        `count of \`${other}\` in ${s.count.unit}${s.count.elem ? ` of \`${s.count.elem}\`` : s.count.typeParam ? ` of \`${s.count.typeParam}\`` : ''}`,
+      );
     if (s.role === 'pointer' && s.count?.typeParam === name) roles.push(`data type of \`${other}\``);
     if (s.role === 'pointer' && s.size === name) roles.push(`size of \`${other}\` in bytes`);
     if ((s.role === 'inArray' || s.role === 'outArray') && s.count === name) roles.push(`length of \`${other}\``);
@@ -311,7 +327,10 @@ export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
 
 /** What a raw parameter is beyond its C type: what the raw caller passes (a typed array for outputs). */
 const RAW_PHRASES: { [R in Sem['role']]?: (s: Extract<Sem, { role: R }>) => string } = {
-  pointer: (s) => [s.space ? `${s.space} memory` : '', s.count ? `\`${s.count.param}\` ${s.count.unit}` : s.size ? `covering \`${s.size}\` bytes` : ''].filter(Boolean).join(', '),
+  pointer: (s) =>
+    [s.space ? `${s.space} memory` : '', s.count ? `\`${s.count.param}\` ${s.count.unit}` : s.size ? `covering \`${s.size}\` bytes` : '']
+      .filter(Boolean)
+      .join(', '),
   scalar: (s) => `scalar (${s.type}): its address`,
   inArray: (s) => `${s.inout ? 'in/out ' : ''}array${s.count ? `, \`${s.count}\` long` : ''}`,
   count: (s) => `length of \`${s.of.join('`, `')}\``,

@@ -18,7 +18,12 @@ export function banner(ir: ModuleIR): string {
 
 /** Returns file name → content. `since` maps function names to the release that introduced them;
  *  `docs`, what the TSDoc says beyond the IR (./docs-history.ts; under --docs, the headers' text). */
-export function emitModule(ir: ModuleIR, spec: ModuleSpec, since: Map<string, string> = new Map(), docs: DocFacts = noDocFacts(spec.name, ir.cudaVersion)): Map<string, string> {
+export function emitModule(
+  ir: ModuleIR,
+  spec: ModuleSpec,
+  since: Map<string, string> = new Map(),
+  docs: DocFacts = noDocFacts(spec.name, ir.cudaVersion),
+): Map<string, string> {
   const model = new TypeModel(ir, spec);
   // the semantics are resolved once here: the typed layer and the listing read the same array
   const overrides = overridesFor(spec.name);

@@ -117,18 +117,25 @@ export function writeStubs(w: Writer, dir: string, fns: StubFn[]): void {
   w.blank();
   w.line(CHUNK_TABLE_HEADER);
   w.line(`const CHUNKS = \``);
-  const table = chunks.map((c) => ({ chunk: c, members: fns.filter((f) => f.chunk === c).map((f) => ({ name: f.name, target: f.target, params: f.params.length })) }));
+  const table = chunks.map((c) => ({
+    chunk: c,
+    members: fns.filter((f) => f.chunk === c).map((f) => ({ name: f.name, target: f.target, params: f.params.length })),
+  }));
   w.lines(writeChunkTable(table));
   w.line(`\`;`);
-  w.block(`lazyFunctions(module.exports, CHUNKS, (chunk) =>`, () => {
-    w.block(`switch (chunk)`, () => {
-      for (const c of chunks) {
-        w.line(`// eslint-disable-next-line @typescript-eslint/no-require-imports`);
-        w.line(`case '${c}': return require('./${dir}/${c}');`);
-      }
-      w.line(`default: throw new Error(\`no chunk \${chunk}\`);`);
-    });
-  }, ');');
+  w.block(
+    `lazyFunctions(module.exports, CHUNKS, (chunk) =>`,
+    () => {
+      w.block(`switch (chunk)`, () => {
+        for (const c of chunks) {
+          w.line(`// eslint-disable-next-line @typescript-eslint/no-require-imports`);
+          w.line(`case '${c}': return require('./${dir}/${c}');`);
+        }
+        w.line(`default: throw new Error(\`no chunk \${chunk}\`);`);
+      });
+    },
+    ');',
+  );
   w.blank();
   for (const f of fns) {
     w.line(`/** ${f.doc} */`);

@@ -165,7 +165,9 @@ function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byNa
   w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
   const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
   const usesDevice = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('deviceArg(')));
-  w.line(`import { callbackArg, checkRecord, cstringArg, ${usesDevice ? 'deviceArg, ' : ''}hostByteLength, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
+  w.line(
+    `import { callbackArg, checkRecord, cstringArg, ${usesDevice ? 'deviceArg, ' : ''}hostByteLength, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`,
+  );
   w.line(`import { binder } from '../binding';`);
   w.line(`import type * as T from '../types';`);
   if (usesRecords) w.line(`import { records } from '../types';`);
@@ -178,7 +180,14 @@ function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byNa
     const since = ctx.since.get(fn.name);
     const notes = functionNotes(model, fn);
     const facts = `\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')}`;
-    const doc = rawFunctionDoc(ctx.docs ?? noDocFacts(spec.name, ir.cudaVersion), fn, ctx.semantics?.[ir.functions.indexOf(fn)], fn.params.map((p) => safeIdent(p.name)), facts, rawReturns(model, fn));
+    const doc = rawFunctionDoc(
+      ctx.docs ?? noDocFacts(spec.name, ir.cudaVersion),
+      fn,
+      ctx.semantics?.[ir.functions.indexOf(fn)],
+      fn.params.map((p) => safeIdent(p.name)),
+      facts,
+      rawReturns(model, fn),
+    );
     w.line(`let ${cache}: NativeFunction | undefined;`);
     w.line(`/** ${doc} */`);
     w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
@@ -249,7 +258,9 @@ function rawGuards(model: TypeModel, fn: FunctionDecl, sem?: FunctionSem): strin
     if (s?.role === 'pointer' && s.space === 'device') {
       // device memory (the model's reviewed facts): a host buffer is refused, as in the typed layer
       lines.push(`if (ArrayBuffer.isView(${id}) || ${id} instanceof ArrayBuffer) deviceArg(${call}, true);`);
-      lines.push(`if (${id} !== null && typeof ${id} !== 'bigint' && !(typeof ${id} === 'number' && ${id} >= 0 && Number.isSafeInteger(${id}))) rawCovers(${call}, 0, 1);`);
+      lines.push(
+        `if (${id} !== null && typeof ${id} !== 'bigint' && !(typeof ${id} === 'number' && ${id} >= 0 && Number.isSafeInteger(${id}))) rawCovers(${call}, 0, 1);`,
+      );
       return;
     }
     const address = `!(typeof ${id} === 'number' && ${id} >= 0 && Number.isSafeInteger(${id}))`;
@@ -262,7 +273,9 @@ function rawGuards(model: TypeModel, fn: FunctionDecl, sem?: FunctionSem): strin
     const bpe = `(${id} as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT`;
     const elemOk = elem > 1 ? ` && ((${bpe} ?? 1) === 1 || ${bpe} === ${elem})` : '';
     // the engine's byteLength (hostByteLength), never a property the caller may have defined
-    lines.push(`if (!(ArrayBuffer.isView(${id}) && hostByteLength(${id})! >= ${size}${elemOk}) && ${address} && ${id} !== null) rawCovers(${call}, ${size}, ${elem});`);
+    lines.push(
+      `if (!(ArrayBuffer.isView(${id}) && hostByteLength(${id})! >= ${size}${elemOk}) && ${address} && ${id} !== null) rawCovers(${call}, ${size}, ${elem});`,
+    );
   });
   return lines;
 }

@@ -77,12 +77,24 @@ export function checkScalar(fn: string, name: string, v: string, e: Elem, nullab
     case 'int':
     case 'enum': {
       const tag = `${e.signed ? 'i' : 'u'}${e.bits}`;
-      if (e.bits === 64) return [`if (typeof ${v} !== 'number' || !(${v} >= ${e.signed ? `-${MAX_SAFE}` : '0'} && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) int64Arg(${where}, ${v}, ${e.signed});`];
+      if (e.bits === 64)
+        return [
+          `if (typeof ${v} !== 'number' || !(${v} >= ${e.signed ? `-${MAX_SAFE}` : '0'} && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) int64Arg(${where}, ${v}, ${e.signed});`,
+        ];
       // the typeof first: a bigint would make the bit operations throw a TypeError naming nothing
-      const test = `typeof ${v} !== 'number' || ` + (
-        e.bits === 32 ? (e.signed ? `(${v} | 0) !== ${v}` : `(${v} >>> 0) !== ${v}`)
-        : e.bits === 16 ? (e.signed ? `((${v} << 16) >> 16) !== ${v}` : `(${v} & 0xffff) !== ${v}`)
-        : e.signed ? `((${v} << 24) >> 24) !== ${v}` : `(${v} & 0xff) !== ${v}`);
+      const test =
+        `typeof ${v} !== 'number' || ` +
+        (e.bits === 32
+          ? e.signed
+            ? `(${v} | 0) !== ${v}`
+            : `(${v} >>> 0) !== ${v}`
+          : e.bits === 16
+            ? e.signed
+              ? `((${v} << 16) >> 16) !== ${v}`
+              : `(${v} & 0xffff) !== ${v}`
+            : e.signed
+              ? `((${v} << 24) >> 24) !== ${v}`
+              : `(${v} & 0xff) !== ${v}`);
       return [`if (${test}) throw intError(${where}, '${tag}', ${v});`];
     }
     case 'float':
@@ -92,7 +104,9 @@ export function checkScalar(fn: string, name: string, v: string, e: Elem, nullab
     case 'handle':
     case 'deviceptr':
     case 'address':
-      return [`if (typeof ${v} !== 'number' || !(${v} >= 0 && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) ${v} = addressArg(${where}, ${v}, ${nullable}) as typeof ${v};`];
+      return [
+        `if (typeof ${v} !== 'number' || !(${v} >= 0 && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) ${v} = addressArg(${where}, ${v}, ${nullable}) as typeof ${v};`,
+      ];
     case 'cstring':
       // a NUL inside would end the string early in C
       return [`if (typeof ${v} === 'string' ? ${v}.includes('\\0') : ${nullable ? `${v} !== null` : 'true'}) cstringArg(${where}, ${v}, ${nullable});`];
@@ -128,7 +142,16 @@ export function readSlot(e: Elem, i: number): string {
     case 'bool':
       return `s.bytes[${8 * i}] !== 0`;
     case 'enum': {
-      const v = e.bits === 64 ? `Number(s.i64[${i}])` : e.bits === 16 ? `s.${e.signed ? 'i16' : 'u16'}[${4 * i}]` : e.bits === 8 ? `s.${e.signed ? 'i8' : 'bytes'}[${8 * i}]` : e.signed ? `s.i32[${2 * i}]` : `s.u32[${2 * i}]`;
+      const v =
+        e.bits === 64
+          ? `Number(s.i64[${i}])`
+          : e.bits === 16
+            ? `s.${e.signed ? 'i16' : 'u16'}[${4 * i}]`
+            : e.bits === 8
+              ? `s.${e.signed ? 'i8' : 'bytes'}[${8 * i}]`
+              : e.signed
+                ? `s.i32[${2 * i}]`
+                : `s.u32[${2 * i}]`;
       return `${v} as ${elemType(e)}`;
     }
     case 'handle':
@@ -167,7 +190,20 @@ export function writeSlot(e: Elem, i: number, v: string): string {
 export function allocArray(e: Elem, n: string): string {
   if (e.t === 'record') return `new Uint8Array(Math.max(1, ${n}) * ${e.size})`;
   const tag = ctypeTag(e);
-  const ctor: Record<string, string> = { i8: 'Int8Array', u8: 'Uint8Array', i16: 'Int16Array', u16: 'Uint16Array', i32: 'Int32Array', u32: 'Uint32Array', i64: 'BigInt64Array', u64: 'BigUint64Array', f32: 'Float32Array', f64: 'Float64Array', bool: 'Uint8Array', address: 'BigUint64Array' };
+  const ctor: Record<string, string> = {
+    i8: 'Int8Array',
+    u8: 'Uint8Array',
+    i16: 'Int16Array',
+    u16: 'Uint16Array',
+    i32: 'Int32Array',
+    u32: 'Uint32Array',
+    i64: 'BigInt64Array',
+    u64: 'BigUint64Array',
+    f32: 'Float32Array',
+    f64: 'Float64Array',
+    bool: 'Uint8Array',
+    address: 'BigUint64Array',
+  };
   return `new ${ctor[tag]}(Math.max(1, ${n}))`;
 }
 export function finishArray(e: Elem, a: string, n: string): string {
@@ -223,11 +259,24 @@ export function attrSizer(fn: string, attr: string, cases: { value: string; elem
 /** The statement writing attribute value `x` of element `e` into `cell` (through DataView `v`). */
 function attrWrite(fn: string, param: string, e: Elem): string {
   if (e.t === 'bool') return `if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('${fn}', '${param}', 'a boolean', x); cell[0] = x ? 1 : 0;`;
-  if (e.t === 'float') return `if (typeof x !== 'number') throw argError('${fn}', '${param}', 'a number', x); v.${e.bits === 32 ? 'setFloat32' : 'setFloat64'}(0, x, true);`;
+  if (e.t === 'float')
+    return `if (typeof x !== 'number') throw argError('${fn}', '${param}', 'a number', x); v.${e.bits === 32 ? 'setFloat32' : 'setFloat64'}(0, x, true);`;
   if ((e.t === 'int' || e.t === 'enum') && e.bits <= 32) {
     const tag = `${e.signed ? 'i' : 'u'}${e.bits}`;
-    const test = e.bits === 32 ? (e.signed ? '(x | 0) !== x' : '(x >>> 0) !== x') : e.bits === 16 ? (e.signed ? '((x << 16) >> 16) !== x' : '(x & 0xffff) !== x') : e.signed ? '((x << 24) >> 24) !== x' : '(x & 0xff) !== x';
-    const set = e.bits === 32 ? (e.signed ? 'setInt32' : 'setUint32') : e.bits === 16 ? (e.signed ? 'setInt16' : 'setUint16') : e.signed ? 'setInt8' : 'setUint8';
+    const test =
+      e.bits === 32
+        ? e.signed
+          ? '(x | 0) !== x'
+          : '(x >>> 0) !== x'
+        : e.bits === 16
+          ? e.signed
+            ? '((x << 16) >> 16) !== x'
+            : '(x & 0xffff) !== x'
+          : e.signed
+            ? '((x << 24) >> 24) !== x'
+            : '(x & 0xff) !== x';
+    const set =
+      e.bits === 32 ? (e.signed ? 'setInt32' : 'setUint32') : e.bits === 16 ? (e.signed ? 'setInt16' : 'setUint16') : e.signed ? 'setInt8' : 'setUint8';
     return `if (typeof x !== 'number' || ${test}) throw intError('${fn}', '${param}', '${tag}', x); v.${set}(0, x${e.bits > 8 ? ', true' : ''});`;
   }
   if (e.t === 'int' && e.signed) return `v.setBigInt64(0, BigInt(int64Arg('${fn}', '${param}', x, true)), true);`;

@@ -7,7 +7,23 @@ import { safeIdent } from '../model';
 import { takesTypedArg, type Elem, type Sem } from '../semantics';
 import type { ModuleEmitContext } from './context';
 import { qualify, rawParamType } from './raw';
-import { allocArray, arrayType, attrDecoder, attrEncoder, attrInType, attrSizer, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, readsAsNumber64, writeSlot, zeroSlot } from './typed-elem';
+import {
+  allocArray,
+  arrayType,
+  attrDecoder,
+  attrEncoder,
+  attrInType,
+  attrSizer,
+  checkScalar,
+  ctypeTag,
+  elemInType,
+  elemType,
+  finishArray,
+  readSlot,
+  readsAsNumber64,
+  writeSlot,
+  zeroSlot,
+} from './typed-elem';
 
 /** Names the typed layer's function bodies use for themselves: parameters must not shadow them. */
 const TYPED_LOCALS = new Set(['s', 'status', 'raw', 'T', 'records', 'fail', 'result', 'describe', 'n', 'call']);
@@ -99,7 +115,11 @@ function isOpaqueRecord(env: FunctionEnv, name: string): boolean {
 function recordOut(env: FunctionEnv, x: ParamView, record: string): Out {
   const opaque = isOpaqueRecord(env, record);
   const { ident } = x;
-  return { name: x.p.name, type: opaque ? 'Uint8Array' : `T.${record}`, value: opaque ? `${ident}$` : `decodeRecord<T.${record}>(records.${record}(), ${ident}$)` };
+  return {
+    name: x.p.name,
+    type: opaque ? 'Uint8Array' : `T.${record}`,
+    value: opaque ? `${ident}$` : `decodeRecord<T.${record}>(records.${record}(), ${ident}$)`,
+  };
 }
 
 const emitValue: RoleEmitter<'value'> = (s, x, plan, env) => {
@@ -156,11 +176,14 @@ const emitPointer: RoleEmitter<'pointer'> = (s, x, plan, env) => {
   // device memory is never a host buffer to measure: no byte count to check
   const { param: size, expr: bytes } = s.space === 'device' ? {} : coveredBytes(s, env);
   // a size parameter after the buffer is checked first: the memory check refuses a size that is no count
-  if (bytes && s.space !== 'device' && size!.i > x.i && size!.sem.role === 'value') plan.pre.push(...checkScalar(env.fn.name, size!.p.name, size!.ident, size!.sem.elem, false));
+  if (bytes && s.space !== 'device' && size!.i > x.i && size!.sem.role === 'value')
+    plan.pre.push(...checkScalar(env.fn.name, size!.p.name, size!.ident, size!.sem.elem, false));
   const tail = `${s.nullable}${bytes ? `, ${bytes}` : ''}`;
   if (s.space === 'device') {
     // the common case inline (an address as a number); objects, bigints, null and refusals in deviceArg
-    plan.pre.push(`const ${ident}$ = typeof ${ident} === 'number' && ${ident} >= 0 && ${ident} <= ${MAX_SAFE} && Math.floor(${ident}) === ${ident} ? ${ident} : deviceArg(${where(env, x)}, ${ident}, ${s.nullable});`);
+    plan.pre.push(
+      `const ${ident}$ = typeof ${ident} === 'number' && ${ident} >= 0 && ${ident} <= ${MAX_SAFE} && Math.floor(${ident}) === ${ident} ? ${ident} : deviceArg(${where(env, x)}, ${ident}, ${s.nullable});`,
+    );
     plan.callArgs.push(`${ident}$`);
   } else if (s.space === 'either') {
     plan.pre.push(`const ${ident}$ = memoryArg(${where(env, x)}, ${ident}, ${tail});`);
@@ -178,8 +201,19 @@ function slotFor(plan: FunctionPlan, name: string): number {
 }
 
 const SCALAR_TS: Record<SemOf<'scalar'>['type'], string> = {
-  f16: 'T.RealScalar', bf16: 'T.RealScalar', f32: 'T.RealScalar', f64: 'T.RealScalar', i8: 'T.RealScalar', u8: 'T.RealScalar', i32: 'T.RealScalar', u32: 'T.RealScalar',
-  i64: 'T.Int64Scalar', u64: 'T.Int64Scalar', c64: 'T.ComplexScalar', c128: 'T.ComplexScalar', untyped: 'T.UntypedScalar',
+  f16: 'T.RealScalar',
+  bf16: 'T.RealScalar',
+  f32: 'T.RealScalar',
+  f64: 'T.RealScalar',
+  i8: 'T.RealScalar',
+  u8: 'T.RealScalar',
+  i32: 'T.RealScalar',
+  u32: 'T.RealScalar',
+  i64: 'T.Int64Scalar',
+  u64: 'T.Int64Scalar',
+  c64: 'T.ComplexScalar',
+  c128: 'T.ComplexScalar',
+  untyped: 'T.UntypedScalar',
 };
 
 const emitScalar: RoleEmitter<'scalar'> = (s, x, plan, env) => {
@@ -226,10 +260,14 @@ const emitInRecord: RoleEmitter<'inRecord'> = (s, x, plan, env) => {
 function inArrayTypedForm(e: Elem): string {
   if (e.t === 'record') return ' | Uint8Array';
   if (e.t === 'cstring') return '';
-  const asArray: Elem = e.t === 'int' && e.bits === 64 ? { ...e, size: false }
-    : e.t === 'handle' || e.t === 'deviceptr' || e.t === 'address' ? { t: 'int', bits: 64, signed: false }
-    : e.t === 'enum' ? { t: 'int', bits: e.bits as 8 | 16 | 32 | 64, signed: e.signed }
-    : e;
+  const asArray: Elem =
+    e.t === 'int' && e.bits === 64
+      ? { ...e, size: false }
+      : e.t === 'handle' || e.t === 'deviceptr' || e.t === 'address'
+        ? { t: 'int', bits: 64, signed: false }
+        : e.t === 'enum'
+          ? { t: 'int', bits: e.bits as 8 | 16 | 32 | 64, signed: e.signed }
+          : e;
   return ` | ${arrayType(asArray)}`;
 }
 
@@ -244,7 +282,11 @@ const emitInArray: RoleEmitter<'inArray'> = (s, x, plan, env) => {
   plan.callArgs.push(e.t === 'record' ? `${ident}$.bytes` : `${ident}$.data`);
   if (s.inout) {
     const type = e.t === 'record' ? `T.${e.name}[]` : arrayType(e);
-    plan.outs.push({ name: x.p.name, type, value: e.t === 'record' ? `decodeRecords<T.${e.name}>(records.${e.name}(), ${ident}$.bytes!, ${ident}$.count)` : `${ident}$.data as unknown as ${type}` });
+    plan.outs.push({
+      name: x.p.name,
+      type,
+      value: e.t === 'record' ? `decodeRecords<T.${e.name}>(records.${e.name}(), ${ident}$.bytes!, ${ident}$.count)` : `${ident}$.data as unknown as ${type}`,
+    });
   }
 };
 
@@ -291,7 +333,9 @@ const emitInoutRecord: RoleEmitter<'inoutRecord'> = (s, x, plan, env) => {
   plan.sig.push(`${ident}${optional}: ${opaque ? 'Uint8Array' : `Partial<T.${s.record}> | Uint8Array`}${optional ? '' : ' | null'}`);
   plan.pre.push(`const ${ident}$ = new Uint8Array(records.${s.record}().size);`);
   if (!optional) plan.pre.push(`if (${ident} === undefined) throw argError(${where(env, x)}, 'a record object, its encoded bytes or null', ${ident});`);
-  plan.pre.push(`if (${ident} != null) ${ident}$.set(new Uint8Array(recordArg(${where(env, x)}, records.${s.record}(), ${ident}, false) as Uint8Array).subarray(0, ${ident}$.length));`);
+  plan.pre.push(
+    `if (${ident} != null) ${ident}$.set(new Uint8Array(recordArg(${where(env, x)}, records.${s.record}(), ${ident}, false) as Uint8Array).subarray(0, ${ident}$.length));`,
+  );
   if (s.version !== undefined) plan.pre.push(`new DataView(${ident}$.buffer).setUint32(0, 0x${s.version.toString(16)}, true); // NVML struct version`);
   plan.callArgs.push(`${ident}$`);
   plan.outs.push(recordOut(env, x, s.record));
@@ -316,7 +360,11 @@ const emitOutArray: RoleEmitter<'outArray'> = (s, x, plan, env) => {
   const count = typeof s.count === 'number' ? undefined : env.byName.get(s.count)!;
   plan.late.push(`const ${x.ident}$ = ${allocArray(s.elem, count ? `allocLength('${env.fn.name}', '${s.count}', ${count.ident})` : String(s.count))};`);
   plan.callArgs.push(`${x.ident}$`);
-  plan.outs.push({ name: x.p.name, type: s.elem.t === 'record' ? `T.${s.elem.name}[]` : arrayType(s.elem), value: finishArray(s.elem, `${x.ident}$`, count ? `Number(${count.ident})` : String(s.count)) });
+  plan.outs.push({
+    name: x.p.name,
+    type: s.elem.t === 'record' ? `T.${s.elem.name}[]` : arrayType(s.elem),
+    value: finishArray(s.elem, `${x.ident}$`, count ? `Number(${count.ident})` : String(s.count)),
+  });
 };
 
 const emitCapacityArray: RoleEmitter<'capacityArray'> = (s, x, plan) => {
@@ -346,7 +394,8 @@ function attrCases(env: FunctionEnv, x: ParamView, table: string): { value: stri
   const F = env.fn.name;
   const t = overrides.attrTables?.[table];
   if (!t) throw new Error(`${F}.${x.p.name}: attribute table ${table} missing`);
-  const enumDecl = [...model.enums.values()].find((e) => model.enumTsName.get(e.name) === t.enum || e.name === `enum ${t.enum}`) ??
+  const enumDecl =
+    [...model.enums.values()].find((e) => model.enumTsName.get(e.name) === t.enum || e.name === `enum ${t.enum}`) ??
     [...model.enums.values()].find((e) => model.ir.typedefs.some((d) => d.name === t.enum && d.type.kind === 'named' && d.type.name === e.name));
   if (!enumDecl) throw new Error(`${F}: enum ${t.enum} not found`);
   // members a release lacks (older headers) are left out of its table
@@ -383,7 +432,11 @@ const emitAttrValue: RoleEmitter<'attrValue'> = (s, x, plan, env) => {
     plan.pre.push(`const ${ident}$cells = new Uint8Array(Math.max(1, ${attr.ident}$.count) * 16);`);
     plan.pre.push(`const ${ident}$ = new BigUint64Array(Math.max(1, ${attr.ident}$.count));`);
     plan.pre.push(`{ const base = BigInt(addressOf(${ident}$cells)); for (let k = 0; k < ${attr.ident}$.count; k++) ${ident}$[k] = base + BigInt(16 * k); }`);
-    plan.outs.push({ name: x.p.name, type: `(${union})[]`, value: `Array.from({ length: ${attr.ident}$.count }, (_, k) => attrDecode(Number((${attr.ident}$.data as Uint32Array)[k]), ${ident}$cells.subarray(16 * k, 16 * k + 16)))` });
+    plan.outs.push({
+      name: x.p.name,
+      type: `(${union})[]`,
+      value: `Array.from({ length: ${attr.ident}$.count }, (_, k) => attrDecode(Number((${attr.ident}$.data as Uint32Array)[k]), ${ident}$cells.subarray(16 * k, 16 * k + 16)))`,
+    });
   }
   plan.post.unshift(attrDecoder(F, attr.p.name, cases, union));
 };
@@ -419,19 +472,35 @@ function addCountChecks(plan: FunctionPlan, env: FunctionEnv): void {
   for (const c of plan.derivedCounts) {
     const arrays = c.of.map((a) => env.byName.get(a)!).filter(Boolean);
     if (arrays.length === 1) plan.pre.push(`const ${typedIdent(c.name)}$n = ${arrays[0].ident}$.count;`);
-    else plan.pre.push(`const ${typedIdent(c.name)}$n = sameLength('${F}', [${arrays.map((a) => `'${a.p.name}'`).join(', ')}], [${arrays.map((a) => `${a.ident}$.count`).join(', ')}], [${arrays.map((a) => `${a.ident} !== null`).join(', ')}]);`);
+    else
+      plan.pre.push(
+        `const ${typedIdent(c.name)}$n = sameLength('${F}', [${arrays.map((a) => `'${a.p.name}'`).join(', ')}], [${arrays.map((a) => `${a.ident}$.count`).join(', ')}], [${arrays.map((a) => `${a.ident} !== null`).join(', ')}]);`,
+      );
   }
   for (const x of env.params) {
     if (x.sem.role === 'inArray' && x.sem.count) {
       const count = env.byName.get(x.sem.count);
-      if (count && count.sem.role === 'value') plan.pre.push(`if (${x.ident} !== null) coversCount('${F}', '${x.p.name}', ${x.ident}$.count, ${count.ident}, '${count.p.name}');`);
+      if (count && count.sem.role === 'value')
+        plan.pre.push(`if (${x.ident} !== null) coversCount('${F}', '${x.p.name}', ${x.ident}$.count, ${count.ident}, '${count.p.name}');`);
     }
   }
 }
 
 /** The plan of one typed function: every parameter through its role's emitter, in C order, then the count checks. */
 export function planFunction(env: FunctionEnv): FunctionPlan {
-  const plan: FunctionPlan = { sig: [], pre: [], late: [], register: [], post: [], outs: [], callArgs: [], docNotes: [], slots: 0, slotOf: new Map(), derivedCounts: [] };
+  const plan: FunctionPlan = {
+    sig: [],
+    pre: [],
+    late: [],
+    register: [],
+    post: [],
+    outs: [],
+    callArgs: [],
+    docNotes: [],
+    slots: 0,
+    slotOf: new Map(),
+    derivedCounts: [],
+  };
   for (const x of env.params) {
     const emit = ROLE_EMITTERS[x.sem.role] as RoleEmitter<Sem['role']>;
     emit(x.sem, x, plan, env);

@@ -47,7 +47,10 @@ export function emitFunction(ctx: ModuleEmitContext, w: Writer, fn: FunctionDecl
   const idents = plan.sig.map((x) => /^[\w$]+/.exec(x)![0]);
   const { model } = ctx;
   const doc = typedFunctionDoc(ctx.docs ?? noDocFacts(model.spec.name, model.ir.cudaVersion), {
-    fn, sem, outs: plan.outs.map((o) => o.name), sentences: functionDoc(ctx, fn, plan, opts),
+    fn,
+    sem,
+    outs: plan.outs.map((o) => o.name),
+    sentences: functionDoc(ctx, fn, plan, opts),
     params: idents.map((ident, k) => ({ i: params.find((x) => x.ident === ident)!.i, ident, tsType: plan.sig[k].slice(plan.sig[k].indexOf(': ') + 2) })),
     result: opts.isStatus ? undefined : `\`${formatCType(fn.returns, '').trim()}\``,
   });
@@ -73,7 +76,8 @@ function returnType(ctx: ModuleEmitContext, fn: FunctionDecl, plan: FunctionPlan
   const { outs } = plan;
   const outFields = outs.map((o) => `${typedIdent(o.name)}: ${o.type}`);
   const r = qualify(ctx.model.tsType(fn.returns, 'return'));
-  if (opts.isStatus) return outs.length === 0 ? (opts.answers.length ? `T.${opts.codeType}` : 'void') : outs.length === 1 ? outs[0].type : `{ ${outFields.join('; ')} }`;
+  if (opts.isStatus)
+    return outs.length === 0 ? (opts.answers.length ? `T.${opts.codeType}` : 'void') : outs.length === 1 ? outs[0].type : `{ ${outFields.join('; ')} }`;
   return outs.length === 0 ? r : `{ result: ${r}; ${outFields.join('; ')} }`;
 }
 
@@ -85,7 +89,10 @@ function functionDoc(ctx: ModuleEmitContext, fn: FunctionDecl, plan: FunctionPla
   doc.push(...functionNotes(model, fn).filter((n) => !n.startsWith('Takes a C callback') || !fn.params.some((p) => opts.oneShot(p.name))));
   doc.push(...plan.docNotes);
   if (opts.blocking) doc.push('Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending.');
-  if (opts.isStatus) doc.push(`Throws {@link ${opts.errorClass}}${opts.answers.length ? ` unless the status is ${opts.answerNames.join(' or ')}` : ''}; a bad argument throws TypeError or RangeError before any call.`);
+  if (opts.isStatus)
+    doc.push(
+      `Throws {@link ${opts.errorClass}}${opts.answers.length ? ` unless the status is ${opts.answerNames.join(' or ')}` : ''}; a bad argument throws TypeError or RangeError before any call.`,
+    );
   return doc;
 }
 
@@ -327,16 +334,44 @@ function emitShared(ctx: ModuleEmitContext, facts: StatusFacts): string {
 }
 
 /** A chunk file's header: what it is, and the run-time helpers its functions use. */
-function chunkWriter(ctx: ModuleEmitContext, chunk: string, fns: FunctionDecl[], blocking: (fn: FunctionDecl) => boolean, oneShot: (fn: FunctionDecl, p: string) => boolean): Writer {
+function chunkWriter(
+  ctx: ModuleEmitContext,
+  chunk: string,
+  fns: FunctionDecl[],
+  blocking: (fn: FunctionDecl) => boolean,
+  oneShot: (fn: FunctionDecl, p: string) => boolean,
+): Writer {
   const { spec } = ctx.model;
   const cw = new Writer();
   cw.line(ctx.banner);
   cw.line(`// Typed layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../index.ts on the first`);
   cw.line(`// call of one of them. Each function checks its arguments, calls the C function and throws ${spec.status.errorClass}.`);
   const runtimeImports = [
-    'Scratch', 'addressArg', 'allocLength', 'argError', 'callbackArg', 'checkRecord', 'coversCount', 'cstringArg', 'decodeRecord',
-    'decodeRecords', 'int64Arg', 'intError', 'pointerArg', 'readCString', 'recordArg', 'recordArrayArg', 'sameLength', 'scalarArrayArg',
-    'stringArrayArg', 'textFrom', 'addressOf', 'deviceArg', 'hostArg', 'memoryArg', 'scalarArg',
+    'Scratch',
+    'addressArg',
+    'allocLength',
+    'argError',
+    'callbackArg',
+    'checkRecord',
+    'coversCount',
+    'cstringArg',
+    'decodeRecord',
+    'decodeRecords',
+    'int64Arg',
+    'intError',
+    'pointerArg',
+    'readCString',
+    'recordArg',
+    'recordArrayArg',
+    'sameLength',
+    'scalarArrayArg',
+    'stringArrayArg',
+    'textFrom',
+    'addressOf',
+    'deviceArg',
+    'hostArg',
+    'memoryArg',
+    'scalarArg',
   ];
   if (fns.some(blocking)) runtimeImports.push('assertMayBlock');
   if (fns.some((fn) => fn.params.some((p) => oneShot(fn, p.name)))) runtimeImports.push('oneShotCallback', 'type JsCallback');
@@ -346,7 +381,9 @@ function chunkWriter(ctx: ModuleEmitContext, chunk: string, fns: FunctionDecl[],
   cw.line(`import { records } from '../types';`);
   cw.line(`import { fail } from './shared';`);
   // (records inside a function: reading it here would build the module's record table at load)
-  cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];`);
+  cw.line(
+    `void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];`,
+  );
   cw.blank();
   return cw;
 }
@@ -401,7 +438,10 @@ export function emitTyped(ctx: ModuleEmitContext): Map<string, string> {
     byName.set(fn.name, stub);
   });
   stubs.push(...aliasStubs(ir.aliases, byName).map((s) => ({ ...s, doc: stubDoc(s.doc) })));
-  const files = new Map<string, string>([['index.ts', emitEntry(ctx, stubs)], ['typed/shared.ts', shared]]);
+  const files = new Map<string, string>([
+    ['index.ts', emitEntry(ctx, stubs)],
+    ['typed/shared.ts', shared],
+  ]);
   for (const [chunk, cw] of [...chunkWriters].sort((a, b) => (a[0] < b[0] ? -1 : 1))) files.set(`typed/${chunk}.ts`, cw.toString());
   return files;
 }

@@ -174,8 +174,14 @@ export function emitTypes(model: TypeModel, banner: string, docs: DocFacts = noD
   w.line(`// Types of the ${model.spec.title}: facts from the CUDA ${ir.cudaVersion} headers.`);
   // koffi through the run-time support: a bare \`require('koffi')\` from another folder costs ~2 ms
   // at import (Node walks node_modules and resolves koffi's package exports once per folder)
-  const shared = 'AnyMemory, Complex, ComplexScalar, DeviceMemory, DevicePointer, Handle, HasDevicePointer, HostMemory, Int64, Int64Scalar, Pointer, RealScalar, ScalarArg, UntypedScalar';
-  w.line(`import { koffi, lazyEnums, lazyRecords, type KoffiType, ${shared.split(', ').map((t) => `type ${t}`).join(', ')} } from '${supportSpecifier(0)}';`);
+  const shared =
+    'AnyMemory, Complex, ComplexScalar, DeviceMemory, DevicePointer, Handle, HasDevicePointer, HostMemory, Int64, Int64Scalar, Pointer, RealScalar, ScalarArg, UntypedScalar';
+  w.line(
+    `import { koffi, lazyEnums, lazyRecords, type KoffiType, ${shared
+      .split(', ')
+      .map((t) => `type ${t}`)
+      .join(', ')} } from '${supportSpecifier(0)}';`,
+  );
   w.line(`export type { ${[...shared.split(', '), 'KoffiType'].sort().join(', ')} };`);
   w.line(`void koffi; // used by callback prototypes`);
   w.blank();
@@ -291,11 +297,15 @@ function writeBitfields(w: Writer, model: TypeModel): void {
     });
   });
   w.line(`/** Bitfield accessors per record: \`bitfields.X.field.get(value)\`. */`);
-  w.block(`export const bitfields =`, () => {
-    for (const { r, members } of withBits) {
-      w.line(`${bareName(r.name)}: { ${members.map((m) => `${safeProp(m.name)}: new Bitfield('${m.unit}', ${m.shift}, ${m.width})`).join(', ')} },`);
-    }
-  }, ';');
+  w.block(
+    `export const bitfields =`,
+    () => {
+      for (const { r, members } of withBits) {
+        w.line(`${bareName(r.name)}: { ${members.map((m) => `${safeProp(m.name)}: new Bitfield('${m.unit}', ${m.shift}, ${m.width})`).join(', ')} },`);
+      }
+    },
+    ';',
+  );
 }
 
 /** `records`: the koffi types of the records, from one table string read by lazyRecords (a line per
@@ -323,7 +333,8 @@ function recordEntry(model: TypeModel, record: RecordDecl): RecordEntry {
     const pad: RecordField[] = padBefore[i] ? [{ name: `_pad${f.offset - padBefore[i]}`, type: 'uint8_t', dims: [padBefore[i]] }] : [];
     return [...pad, recordField(model, f, aligns[i])];
   });
-  if (tail) fields.push(r.kind === 'union' ? { name: '_pad', type: 'uint8_t', dims: [r.size] } : { name: `_pad${r.size - tail}`, type: 'uint8_t', dims: [tail] });
+  if (tail)
+    fields.push(r.kind === 'union' ? { name: '_pad', type: 'uint8_t', dims: [r.size] } : { name: `_pad${r.size - tail}`, type: 'uint8_t', dims: [tail] });
   return { name: bareName(r.name), kind: r.kind, fields };
 }
 
@@ -333,14 +344,18 @@ function writeCallbacks(w: Writer, model: TypeModel): void {
   if (!protos.length) return;
   w.line(`/** Callback prototypes (function-pointer typedefs), built on first call; register with`);
   w.line(` *  \`koffi.register(fn, koffi.pointer(callbacks.X()))\`. */`);
-  w.block(`export const callbacks =`, () => {
-    for (const td of protos) {
-      const fn = (td.type as CType & { kind: 'pointer' }).to as CType & { kind: 'function' };
-      const ret = ffiOf(model, fn.returns, 'return');
-      const params = fn.params.map((p) => ffiOf(model, p, 'param'));
-      w.line(`${td.name}: once(() => koffi.proto(${ret}, [${params.join(', ')}])),`);
-    }
-  }, ';');
+  w.block(
+    `export const callbacks =`,
+    () => {
+      for (const td of protos) {
+        const fn = (td.type as CType & { kind: 'pointer' }).to as CType & { kind: 'function' };
+        const ret = ffiOf(model, fn.returns, 'return');
+        const params = fn.params.map((p) => ffiOf(model, p, 'param'));
+        w.line(`${td.name}: once(() => koffi.proto(${ret}, [${params.join(', ')}])),`);
+      }
+    },
+    ';',
+  );
   w.line(`function once<T>(make: () => T): () => T {`);
   w.line(`  let value: T | undefined;`);
   w.line(`  return () => (value ??= make());`);

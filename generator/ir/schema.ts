@@ -60,7 +60,10 @@ export const FunctionSchema = z.object({
    *  macro expands to nothing) or a Doxygen `\deprecated` command. */
   deprecated: z.literal(true).optional(),
   /** The release the marker names (`DEPRECATED(13.0)` → "13.0"), when it names one. */
-  deprecatedIn: z.string().regex(/^\d+\.\d+$/).optional(),
+  deprecatedIn: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
 });
 
 export const EnumSchema = z.object({
@@ -112,7 +115,10 @@ export const ModuleIRSchema = z.object({
   versionNumber: z.number().int(),
   /** The release of this module's own headers when it differs from the toolkit's (`cudaVersion`), e.g. a
    *  newer nvJitLink wheel in a 13.0 wheel set: "13.4". Absent when they agree. */
-  componentVersion: z.string().regex(/^\d+\.\d+$/).optional(),
+  componentVersion: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
   functions: z.array(FunctionSchema),
   enums: z.array(EnumSchema),
   records: z.array(RecordSchema),

@@ -57,14 +57,28 @@ export function checkEmittable(ir: ModuleIR, where = 'IR'): void {
       seen.add(n);
     });
   };
-  unique('functions', ir.functions.map((f) => f.name));
-  unique('enums', ir.enums.map((e) => e.name));
-  unique('records', ir.records.map((r) => r.name));
-  unique('typedefs', ir.typedefs.map((t) => t.name));
-  unique('constants', ir.constants.map((c) => c.name));
+  unique(
+    'functions',
+    ir.functions.map((f) => f.name),
+  );
+  unique(
+    'enums',
+    ir.enums.map((e) => e.name),
+  );
+  unique(
+    'records',
+    ir.records.map((r) => r.name),
+  );
+  unique(
+    'typedefs',
+    ir.typedefs.map((t) => t.name),
+  );
+  unique(
+    'constants',
+    ir.constants.map((c) => c.name),
+  );
   const typedefs = new Set(ir.typedefs.map((t) => t.name));
-  const known = (name: string) =>
-    name === 'size_t' || typedefs.has(name) || /^(struct|union|enum) [A-Za-z_]\w*$/.test(name);
+  const known = (name: string) => name === 'size_t' || typedefs.has(name) || /^(struct|union|enum) [A-Za-z_]\w*$/.test(name);
   const check = (t: CType, entry: string): void => {
     switch (t.kind) {
       case 'named':

@@ -54,7 +54,9 @@ export const OWNED_HANDLES: Readonly<Record<string, string>> = {
 export const INTEGER_HANDLES: ReadonlySet<string> = new Set(['cufftHandle']);
 
 const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval'.split(' '),
+  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval'.split(
+    ' ',
+  ),
 );
 export function safeIdent(name: string): string {
   return RESERVED.has(name) ? `${name}_` : name;
@@ -74,7 +76,10 @@ export class TypeModel {
   /** TS name chosen for each enum (its typedef when one names it directly). */
   readonly enumTsName = new Map<string, string>();
 
-  constructor(readonly ir: ModuleIR, readonly spec: ModuleSpec) {
+  constructor(
+    readonly ir: ModuleIR,
+    readonly spec: ModuleSpec,
+  ) {
     this.typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
     this.records = new Map(ir.records.map((r) => [r.name, r]));
     this.enums = new Map(ir.enums.map((e) => [e.name, e]));

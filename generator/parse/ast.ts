@@ -259,7 +259,10 @@ export function lowerModule(input: LowerInput): ModuleIR {
   const { functions, aliases } = lowerFunctions(input, decls, tables, scope);
   const wanted = reachableTypes(functions, tables, scope.own, spec.keepTypes ?? []);
   const enums = lowerEnums(wanted, tables);
-  const typedefs = [...wanted].filter((n) => tables.typedefs.has(n)).sort().map((n) => tables.typedefs.get(n)!);
+  const typedefs = [...wanted]
+    .filter((n) => tables.typedefs.has(n))
+    .sort()
+    .map((n) => tables.typedefs.get(n)!);
   const ctx = macroContext(input.macros, tables);
   const constants = macroConstants(spec, ctx, enums);
   return {
@@ -384,7 +387,12 @@ const hasBody = (f: Node) => (f.inner ?? []).some((c: Node) => c.kind === 'Compo
  * its user-facing name has one of the module's prefixes (the exported symbol may not: nvJitLink
  * exports `__nvJitLinkCreate_13_0` behind an inline `nvJitLinkCreate`).
  */
-function lowerFunctions(input: LowerInput, decls: Decls, tables: DeclTables, scope: ModuleScope): { functions: FunctionDecl[]; aliases: Record<string, string> } {
+function lowerFunctions(
+  input: LowerInput,
+  decls: Decls,
+  tables: DeclTables,
+  scope: ModuleScope,
+): { functions: FunctionDecl[]; aliases: Record<string, string> } {
   const inOwn = (f: Node) => scope.own.has(basename(f.file));
   const seen = new Set<string>();
   const candidates = decls.functions.filter((f) => {
@@ -414,7 +422,13 @@ function lowerFunctions(input: LowerInput, decls: Decls, tables: DeclTables, sco
  * (`static inline R f(a, b) { return __f_13_0(a, b); }`): user-facing names for declared functions.
  * Returns the naming of a declared symbol: its user-facing name and its other names.
  */
-function userNames(macros: MacroTable, decls: Decls, declared: Set<string>, inOwn: (f: Node) => boolean, scope: ModuleScope): (symbol: string) => { name: string; others: string[] } {
+function userNames(
+  macros: MacroTable,
+  decls: Decls,
+  declared: Set<string>,
+  inOwn: (f: Node) => boolean,
+  scope: ModuleScope,
+): (symbol: string) => { name: string; others: string[] } {
   const aliasTargets = new Map<string, string[]>();
   const addAlias = (target: string, name: string) => {
     const list = aliasTargets.get(target) ?? [];
@@ -441,7 +455,13 @@ function userNames(macros: MacroTable, decls: Decls, declared: Set<string>, inOw
 }
 
 /** The IR of one function declaration named `name`. */
-function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CType) => CType, at: Pick<LowerInput, 'groupAt' | 'deprecationAt'>): FunctionDecl {
+function functionDecl(
+  f: Node,
+  name: string,
+  ptdsMacros: MacroTable,
+  fix: (t: CType) => CType,
+  at: Pick<LowerInput, 'groupAt' | 'deprecationAt'>,
+): FunctionDecl {
   const docs = docFacts(f);
   const params = (f.inner ?? [])
     .filter((c: Node) => c.kind === 'ParmVarDecl')
@@ -510,10 +530,11 @@ function reachableTypes(functions: FunctionDecl[], tables: DeclTables, own: Set<
   const want = (t: CType) => {
     const refs: string[] = [];
     namedRefs(t, refs);
-    for (const r of refs) if (!wanted.has(r)) {
-      wanted.add(r);
-      queue.push(r);
-    }
+    for (const r of refs)
+      if (!wanted.has(r)) {
+        wanted.add(r);
+        queue.push(r);
+      }
   };
   functions.forEach((f) => {
     want(f.returns);
@@ -576,7 +597,9 @@ function lowerEnums(wanted: Set<string>, tables: DeclTables): EnumDecl[] {
 /** Typedefs of pointers to records the headers never complete: opaque handles. */
 function opaqueHandles(typedefs: TypedefDecl[], tables: DeclTables): string[] {
   return typedefs
-    .filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'named' && /^(struct|union) /.test(td.type.to.name) && !tables.records.has(td.type.to.name))
+    .filter(
+      (td) => td.type.kind === 'pointer' && td.type.to.kind === 'named' && /^(struct|union) /.test(td.type.to.name) && !tables.records.has(td.type.to.name),
+    )
     .map((td) => td.name);
 }
 
@@ -630,7 +653,10 @@ function headerVersion(input: LowerInput, ctx: EvalContext, constants: Constant[
 
 /** Cue words a parameter's documentation may carry (a fixed vocabulary: the prose itself is dropped). */
 const CUES: [cue: ParamDoc['cues'][number], test: RegExp][] = [
-  ['returns', /^\W*(returned|returns?\b|return(s)? the|location (to|where|of the (returned|output))|pointer to (the )?(returned|location|output|storage)|output\b|on (return|output)|upon return|will (be|contain|hold) (set|written|filled|returned)|filled (in )?with|written with|\(output\))/i],
+  [
+    'returns',
+    /^\W*(returned|returns?\b|return(s)? the|location (to|where|of the (returned|output))|pointer to (the )?(returned|location|output|storage)|output\b|on (return|output)|upon return|will (be|contain|hold) (set|written|filled|returned)|filled (in )?with|written with|\(output\))/i,
+  ],
   ['returns', /\((output|out)\)/i],
   ['inout', /\((input\/output|in\/out|inout)\)|\binput\/output\b/i],
   ['input', /\((input|in)\)/i],

@@ -33,9 +33,13 @@ export function findClang(env: NodeJS.ProcessEnv = process.env): string {
     tooOld.push(`${c} is clang ${major ?? '(unknown version)'}`);
   }
   if (tooOld.length) {
-    throw new GeneratorError(`clang ${MIN_CLANG_MAJOR} or newer is needed (${tooOld.join('; ')}): older clang attaches the headers' doc comments differently, and the IR would lose facts the typed layer rests on. Install it (e.g. \`apt-get install clang-${MIN_CLANG_MAJOR}\`) or set CLANG to one`);
+    throw new GeneratorError(
+      `clang ${MIN_CLANG_MAJOR} or newer is needed (${tooOld.join('; ')}): older clang attaches the headers' doc comments differently, and the IR would lose facts the typed layer rests on. Install it (e.g. \`apt-get install clang-${MIN_CLANG_MAJOR}\`) or set CLANG to one`,
+    );
   }
-  throw new GeneratorError(`clang not found (tried ${candidates.join(', ')}): install clang ${MIN_CLANG_MAJOR} or newer, e.g. \`apt-get install clang-${MIN_CLANG_MAJOR}\``);
+  throw new GeneratorError(
+    `clang not found (tried ${candidates.join(', ')}): install clang ${MIN_CLANG_MAJOR} or newer, e.g. \`apt-get install clang-${MIN_CLANG_MAJOR}\``,
+  );
 }
 
 export interface ClangJob {
@@ -48,7 +52,11 @@ export interface ClangJob {
 function run(job: ClangJob, mode: string[], what: string): string {
   const source = job.includes.map((h) => `#include <${h}>`).join('\n') + '\n';
   const args = [
-    '-x', 'c', '-std=gnu11', '-w', '-ferror-limit=1',
+    '-x',
+    'c',
+    '-std=gnu11',
+    '-w',
+    '-ferror-limit=1',
     ...job.includeDirs.flatMap((d) => ['-I', d]),
     ...(job.defines ?? []).map((d) => `-D${d}`),
     ...mode,

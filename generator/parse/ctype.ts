@@ -3,7 +3,22 @@
 import type { CType } from '../ir/schema';
 
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict', '__restrict', '_Nonnull', '_Nullable', '__unaligned']);
-const BUILTIN_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', '_Bool', 'bool', '__int128', '_Float16', '__fp16']);
+const BUILTIN_WORDS = new Set([
+  'void',
+  'char',
+  'short',
+  'int',
+  'long',
+  'float',
+  'double',
+  'signed',
+  'unsigned',
+  '_Bool',
+  'bool',
+  '__int128',
+  '_Float16',
+  '__fp16',
+]);
 
 /** Anonymous records print as `struct (unnamed struct at FILE:L:C)`; we name them `@anon:BASENAME:L:C`.
  *  FILE is a full path that may hold any character (a space, `(`, `,`, `[`, `*`): the match runs to the
@@ -53,7 +68,10 @@ export function canonicalBuiltin(words: string[]): string {
 
 class Parser {
   private i = 0;
-  constructor(private readonly toks: string[], private readonly text: string) {}
+  constructor(
+    private readonly toks: string[],
+    private readonly text: string,
+  ) {}
   private peek(k = 0): string | undefined {
     return this.toks[this.i + k];
   }

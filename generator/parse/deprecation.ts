@@ -9,7 +9,8 @@ export interface DeprecationMark {
   version?: string;
 }
 
-const MARKER = /(?:\b[A-Z_]*DEPRECATED[A-Z_]*\b|__attribute__\s*\(\(\s*deprecated\b|\[\[deprecated\b|__declspec\s*\(\s*deprecated\b)(?:\s*\(\s*([^()]*?)\s*\))?/;
+const MARKER =
+  /(?:\b[A-Z_]*DEPRECATED[A-Z_]*\b|__attribute__\s*\(\(\s*deprecated\b|\[\[deprecated\b|__declspec\s*\(\s*deprecated\b)(?:\s*\(\s*([^()]*?)\s*\))?/;
 /** A line that ends the declaration before (or is no part of a declaration). */
 const BOUNDARY = /(^$|^#|^\/\/|[;{}]$|\*\/$|^\/?\*)/;
 

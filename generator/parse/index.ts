@@ -46,18 +46,28 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
   const procTables = (spec.procTables ?? []).filter((h) => locateHeader(opts.includeDirs, h));
   if (spec.procTables?.length && procTables.length === 0) {
     // Without them every function would be asked of cuGetProcAddress at the wrong ABI version.
-    throw new HeadersNotFoundError(`module ${spec.name} needs ${spec.procTables.join(' or ')} (the per-version function typedefs), not found in ${opts.includeDirs.join(', ')}`);
+    throw new HeadersNotFoundError(
+      `module ${spec.name} needs ${spec.procTables.join(' or ')} (the per-version function typedefs), not found in ${opts.includeDirs.join(', ')}`,
+    );
   }
   const ast = clangAst({ ...job, includes: [...job.includes, ...procTables] });
   const oldestProcVersions = oldestVersions(procTables.map((h) => readFileSync(locateHeader(opts.includeDirs, h)!, 'utf8')).join('\n'));
   const macros = parseMacroDefinitions(clangMacros(job));
   const ptds = spec.perThreadDefaultStream ?? [...macros.functions.keys()].some((n) => /PT(DS|SZ)$/.test(n));
-  const ptdsMacros = ptds
-    ? parseMacroDefinitions(clangMacros({ ...job, defines: [...(job.defines ?? []), 'CUDA_API_PER_THREAD_DEFAULT_STREAM'] }))
-    : macros;
+  const ptdsMacros = ptds ? parseMacroDefinitions(clangMacros({ ...job, defines: [...(job.defines ?? []), 'CUDA_API_PER_THREAD_DEFAULT_STREAM'] })) : macros;
   const layouts = parseRecordLayouts(clangLayouts(job));
   const lowered = missingOptional.length ? { ...spec, includes } : spec;
-  return lowerModule({ spec: lowered, cudaVersion: opts.cudaVersion, ast, layouts, macros, ptdsMacros, groupAt: headerGroups(), deprecationAt: headerDeprecations(), oldestProcVersions });
+  return lowerModule({
+    spec: lowered,
+    cudaVersion: opts.cudaVersion,
+    ast,
+    layouts,
+    macros,
+    ptdsMacros,
+    groupAt: headerGroups(),
+    deprecationAt: headerDeprecations(),
+    oldestProcVersions,
+  });
 }
 
 /** The toolkit's release from `CUDA_VERSION` in cuda.h (13000 → "13.0"). */
@@ -88,7 +98,9 @@ function isDir(p: string): boolean {
 
 function subdirs(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((d) => isDir(join(dir, d))).sort();
+    return readdirSync(dir)
+      .filter((d) => isDir(join(dir, d)))
+      .sort();
   } catch {
     return [];
   }
@@ -112,9 +124,7 @@ export function toolkitLayout(dir: string): ToolkitLayout {
   if (!nvidia) {
     const include = join(dir, 'include');
     if (!isDir(include)) {
-      throw new GeneratorError(
-        `toolkit not found: ${include} does not exist (give a CUDA toolkit, or a pip site-packages, nvidia/ or nvidia/cu1X folder)`,
-      );
+      throw new GeneratorError(`toolkit not found: ${include} does not exist (give a CUDA toolkit, or a pip site-packages, nvidia/ or nvidia/cu1X folder)`);
     }
     return { includeDirs: [include], found: `headers in ${include}` };
   }

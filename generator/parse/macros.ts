@@ -14,7 +14,13 @@ export function parseMacroDefinitions(text: string): MacroTable {
   for (const line of text.split('\n')) {
     const fm = /^#define (\w+)\(([^)]*)\) ?(.*)$/.exec(line);
     if (fm) {
-      functions.set(fm[1], { params: fm[2].split(',').map((s) => s.trim()).filter(Boolean), body: fm[3].trim() });
+      functions.set(fm[1], {
+        params: fm[2]
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+        body: fm[3].trim(),
+      });
       continue;
     }
     const om = /^#define (\w+)(?: (.*))?$/.exec(line);
@@ -114,7 +120,23 @@ class ConstantParser {
       const a = asInt(left);
       const b = asInt(this.expr(level + 1));
       const r =
-        op === '*' ? a * b : op === '/' ? a / b : op === '+' ? a + b : op === '-' ? a - b : op === '<<' ? a << b : op === '>>' ? a >> b : op === '&' ? a & b : op === '^' ? a ^ b : a | b;
+        op === '*'
+          ? a * b
+          : op === '/'
+            ? a / b
+            : op === '+'
+              ? a + b
+              : op === '-'
+                ? a - b
+                : op === '<<'
+                  ? a << b
+                  : op === '>>'
+                    ? a >> b
+                    : op === '&'
+                      ? a & b
+                      : op === '^'
+                        ? a ^ b
+                        : a | b;
       left = { kind: 'int', int: r };
     }
     return left;

@@ -45,7 +45,12 @@ function checkRecords(model: TypeModel, fn: string, f: FunctionSem): FunctionSem
 /** Override keys that name no parameter of this module's functions (patterns excluded). */
 export function staleOverrides(model: TypeModel, overrides: ModuleOverrides = overridesFor(model.spec.name)): string[] {
   const known = new Set(model.ir.functions.flatMap((f) => f.params.map((p) => `${f.name}.${p.name}`)));
-  const keys = [...Object.keys(overrides.params), ...Object.keys(overrides.scalars ?? {}), ...Object.keys(overrides.pointers ?? {}), ...Object.keys(overrides.outUnits ?? {})];
+  const keys = [
+    ...Object.keys(overrides.params),
+    ...Object.keys(overrides.scalars ?? {}),
+    ...Object.keys(overrides.pointers ?? {}),
+    ...Object.keys(overrides.outUnits ?? {}),
+  ];
   return keys.filter((k) => !k.includes('*') && !known.has(k));
 }
 
@@ -61,7 +66,9 @@ export interface GuessedParam {
 
 /** The parameters of these functions whose roles are guesses, in order: what a review decides from facts. */
 export function guessedParams(sems: FunctionSem[]): GuessedParam[] {
-  return sems.flatMap((f) => f.params.flatMap((p) => (p.guess && p.source !== 'override' ? [{ fn: f.name, param: p.name, role: semText(p.sem), guess: p.guess }] : [])));
+  return sems.flatMap((f) =>
+    f.params.flatMap((p) => (p.guess && p.source !== 'override' ? [{ fn: f.name, param: p.name, role: semText(p.sem), guess: p.guess }] : [])),
+  );
 }
 
 export function elemText(e: Elem): string {
@@ -92,7 +99,11 @@ export function semText(s: Sem): string {
     case 'string':
       return `in string${s.nullable ? '?' : ''}`;
     case 'pointer': {
-      const count = s.count ? ` covering ${s.count.param} ${s.count.unit}${s.count.elem ? ` of ${s.count.elem}` : s.count.typeParam ? ` of ${s.count.typeParam}` : ''}` : s.size ? ` covering ${s.size}` : '';
+      const count = s.count
+        ? ` covering ${s.count.param} ${s.count.unit}${s.count.elem ? ` of ${s.count.elem}` : s.count.typeParam ? ` of ${s.count.typeParam}` : ''}`
+        : s.size
+          ? ` covering ${s.size}`
+          : '';
       return `${s.dir ?? ''}${s.space ? ` ${s.space}` : ''}${s.dir || s.space ? ' ' : ''}pointer${s.nullable ? '?' : ''}${count}${s.retained ? ' (kept by the library)' : ''}`;
     }
     case 'scalar':
@@ -134,12 +145,31 @@ const SOURCE_MARK: Record<ParamSem['source'], string> = { c: '', doc: ' [doc]', 
 
 /** One line per function: `name(param: semantics [source], …)`. */
 export function formatListing(ir: ModuleIR, sems: FunctionSem[], banner = `# ${ir.module} ${ir.cudaVersion}`): string {
-  const lines = [banner, '# The parameter semantics of the typed layer, one line per function: [doc] from the header documentation, [override] from the reviewed table, the rest from C types.'];
+  const lines = [
+    banner,
+    '# The parameter semantics of the typed layer, one line per function: [doc] from the header documentation, [override] from the reviewed table, the rest from C types.',
+  ];
   for (const f of sems) lines.push(`${f.name}(${f.params.map((p) => `${p.name}: ${semText(p.sem)}${SOURCE_MARK[p.source]}`).join(', ')})`);
   return lines.join('\n') + '\n';
 }
 
-export type Accept = 'int' | 'float' | 'bool' | 'enum' | 'handle' | 'deviceptr' | 'string' | 'record' | 'array' | 'buffer' | 'pointer' | 'callback' | 'scalar' | 'device' | 'host' | 'memory';
+export type Accept =
+  | 'int'
+  | 'float'
+  | 'bool'
+  | 'enum'
+  | 'handle'
+  | 'deviceptr'
+  | 'string'
+  | 'record'
+  | 'array'
+  | 'buffer'
+  | 'pointer'
+  | 'callback'
+  | 'scalar'
+  | 'device'
+  | 'host'
+  | 'memory';
 export interface TypedParam {
   /** The JS parameter name in the typed function (as in C). */
   name: string;
@@ -196,7 +226,11 @@ export function typedParams(f: FunctionSem): TypedParam[] {
         out.push({ name: p.name, accepts: 'string', nullable: s.nullable });
         break;
       case 'pointer':
-        out.push({ name: p.name, accepts: s.space === 'device' ? 'device' : s.space === 'host' ? 'host' : s.space === 'either' ? 'memory' : 'pointer', nullable: s.nullable });
+        out.push({
+          name: p.name,
+          accepts: s.space === 'device' ? 'device' : s.space === 'host' ? 'host' : s.space === 'either' ? 'memory' : 'pointer',
+          nullable: s.nullable,
+        });
         break;
       case 'scalar':
         out.push({ name: p.name, accepts: 'scalar', nullable: false, scalar: s.type, space: s.space });
@@ -205,7 +239,12 @@ export function typedParams(f: FunctionSem): TypedParam[] {
         out.push({ name: p.name, accepts: 'record', nullable: s.nullable });
         break;
       case 'inoutRecord':
-        out.push({ name: p.name, accepts: 'record', nullable: true, ...(f.params.slice(f.params.indexOf(p) + 1).every((q) => !takesTypedArg(q.sem)) ? { optional: true } : {}) });
+        out.push({
+          name: p.name,
+          accepts: 'record',
+          nullable: true,
+          ...(f.params.slice(f.params.indexOf(p) + 1).every((q) => !takesTypedArg(q.sem)) ? { optional: true } : {}),
+        });
         break;
       case 'inArray':
         out.push({ name: p.name, accepts: 'array', nullable: s.nullable });
@@ -223,7 +262,10 @@ export function typedParams(f: FunctionSem): TypedParam[] {
 
 /** Whether a parameter of these semantics is a parameter of the typed function (outputs and derived counts are not). */
 export function takesTypedArg(s: Sem): boolean {
-  return !['count', 'out', 'outRecord', 'outText', 'outArray', 'capacityArray', 'capacity', 'resultArray', 'countOut', 'attrSize'].includes(s.role) && !(s.role === 'attrValue' && s.dir === 'out');
+  return (
+    !['count', 'out', 'outRecord', 'outText', 'outArray', 'capacityArray', 'capacity', 'resultArray', 'countOut', 'attrSize'].includes(s.role) &&
+    !(s.role === 'attrValue' && s.dir === 'out')
+  );
 }
 
 /** The typed layer's parameters of every function of one stored module of one release. */

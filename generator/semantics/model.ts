@@ -7,7 +7,13 @@ import { z } from 'zod';
 
 /** Scalar element of a value, array or out-parameter, as the typed layer reads and checks it. */
 export const ElemSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('int'), bits: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64)]), signed: z.boolean(), size: z.boolean().optional(), brand: z.string().optional() }),
+  z.object({
+    t: z.literal('int'),
+    bits: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64)]),
+    signed: z.boolean(),
+    size: z.boolean().optional(),
+    brand: z.string().optional(),
+  }),
   z.object({ t: z.literal('float'), bits: z.union([z.literal(32), z.literal(64)]) }),
   z.object({ t: z.literal('bool') }),
   z.object({ t: z.literal('enum'), name: z.string(), bits: z.number().int(), signed: z.boolean() }),

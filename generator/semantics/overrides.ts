@@ -15,14 +15,26 @@ const TABLES: Record<string, ModuleOverrides> = { driver, runtime, nvml, nccl, c
 export function overridesFor(module: string): ModuleOverrides {
   const own = TABLES[module] ?? { params: {} };
   const facts = MATH_FACTS[module];
-  return facts ? { ...own, scalars: { ...own.scalars, ...facts.scalars }, pointers: { ...own.pointers, ...facts.pointers }, outUnits: { ...own.outUnits, ...facts.outUnits } } : own;
+  return facts
+    ? {
+        ...own,
+        scalars: { ...own.scalars, ...facts.scalars },
+        pointers: { ...own.pointers, ...facts.pointers },
+        outUnits: { ...own.outUnits, ...facts.outUnits },
+      }
+    : own;
 }
 
 const patterns = new Map<string, RegExp>();
 function patternOf(key: string): RegExp {
   let re = patterns.get(key);
   if (!re) {
-    re = new RegExp(`^${key.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`);
+    re = new RegExp(
+      `^${key
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^.]*')}$`,
+    );
     patterns.set(key, re);
   }
   return re;

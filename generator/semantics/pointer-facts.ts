@@ -38,7 +38,11 @@ export function pointerFacts(model: TypeModel, fn: FunctionDecl, i: number, r: P
     // a family's count parameter, as each function spells it (`Lwork`, `lwork`); none: the count is not known here
     const counter = facts.count && fn.params.find((q) => q.name.toLowerCase() === facts.count!.param.toLowerCase());
     const { size, ...rest } = sem;
-    sem = { ...rest, ...(facts.space ? { space: facts.space } : {}), ...(facts.nullable !== undefined ? { nullable: facts.nullable, nullFact: facts.nullable } : {}) };
+    sem = {
+      ...rest,
+      ...(facts.space ? { space: facts.space } : {}),
+      ...(facts.nullable !== undefined ? { nullable: facts.nullable, nullFact: facts.nullable } : {}),
+    };
     if (facts.count && counter) sem.count = countElement(model, kind, { ...facts.count, param: counter.name });
     else if (size && !facts.count) sem.size = size;
     return { ...r, sem, source: r.source === 'c' ? 'override' : r.source, reason: r.reason ?? facts.reason };

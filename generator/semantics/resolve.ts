@@ -9,15 +9,21 @@ import { lookupOverride } from './overrides';
 import { pointerFacts } from './pointer-facts';
 
 /** Integer out-parameter names in the math libraries, where a non-const `int *` is otherwise data. */
-const SCALAR_OUT = /^(p?[Ll]work|[Ll]work\w*|\w*[Ss]ize(InBytes)?|\w*[Vv]ersion|\w*[Cc]ount|value|mode|major|minor|patch|plan|[Ll]evel|seed|rank|nranks|n[Rr]anks|handle|[Pp]ointerMode|[Aa]tomicsMode|[Mm]athMode|algo|[Ss]tream[Ii]d|[Pp]roperty|[Nn]um\w*)$/;
-const SINGULAR_S = /(flags|bytes|status|ss|us|is|address|access|Props|Attrs|Args|args|Status|Flags|Bytes|Address|Access|Mbps|Params|params|Stats|stats|Caps|caps|Info|info|Bps|Hz|Properties|properties|Requirements|requirements|Settings|settings)$/;
+const SCALAR_OUT =
+  /^(p?[Ll]work|[Ll]work\w*|\w*[Ss]ize(InBytes)?|\w*[Vv]ersion|\w*[Cc]ount|value|mode|major|minor|patch|plan|[Ll]evel|seed|rank|nranks|n[Rr]anks|handle|[Pp]ointerMode|[Aa]tomicsMode|[Mm]athMode|algo|[Ss]tream[Ii]d|[Pp]roperty|[Nn]um\w*)$/;
+const SINGULAR_S =
+  /(flags|bytes|status|ss|us|is|address|access|Props|Attrs|Args|args|Status|Flags|Bytes|Address|Access|Mbps|Params|params|Stats|stats|Caps|caps|Info|info|Bps|Hz|Properties|properties|Requirements|requirements|Settings|settings)$/;
 const SIZE_NAMES = /^(ByteCount|byteCount|count|size|sizeInBytes|bytes|numBytes|nbytes|bufferSize|byteSize|sizeBytes|bufSize)$/;
 
 function isPlural(name: string): boolean {
   return /[a-z]s$/.test(name) && !SINGULAR_S.test(name);
 }
 function stem(name: string): string {
-  return name.toLowerCase().replace(/^(p|ph|pp)(?=[a-z])/, '').replace(/ies$/, 'y').replace(/(es|s)$/, '');
+  return name
+    .toLowerCase()
+    .replace(/^(p|ph|pp)(?=[a-z])/, '')
+    .replace(/ies$/, 'y')
+    .replace(/(es|s)$/, '');
 }
 /** The thing a count parameter counts (`numDependencies` → `dependenc`), '' for a bare `count`. */
 function countStem(q: Param): string | undefined {
@@ -32,7 +38,13 @@ function countStem(q: Param): string | undefined {
 export function elemOf(model: TypeModel, kind: Kind, t?: import('../ir/schema').CType): Elem | undefined {
   switch (kind.k) {
     case 'int':
-      return { t: 'int', bits: (kind.bytes * 8) as 8 | 16 | 32 | 64, signed: kind.signed, ...(kind.isSize ? { size: true } : {}), ...(kind.brand ? { brand: kind.brand } : {}) };
+      return {
+        t: 'int',
+        bits: (kind.bytes * 8) as 8 | 16 | 32 | 64,
+        signed: kind.signed,
+        ...(kind.isSize ? { size: true } : {}),
+        ...(kind.brand ? { brand: kind.brand } : {}),
+      };
     case 'float':
       return { t: 'float', bits: (kind.bytes * 8) as 32 | 64 };
     case 'bool':
@@ -194,7 +206,8 @@ function countedArraySem(c: Ctx, p: Param, kind: PointerKind, elem: Elem, arrayC
   const qi = c.fn.params.findIndex((q) => q.name === arrayCount);
   const countIsPointer = c.kinds[qi].k === 'pointer';
   const input = kind.constTarget || d.dir === 'in' || (!d.dir && !p.doc?.cues.includes('returns') && !countIsPointer && !c.dataPointers);
-  if (c.dataPointers && (elem.t !== 'record' || !kind.constTarget) && elem.t !== 'cstring') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (c.dataPointers && (elem.t !== 'record' || !kind.constTarget) && elem.t !== 'cstring')
+    return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   const entry = c.arraysOfCount.get(arrayCount) ?? { names: [], out: false };
   entry.names.push(p.name);
   c.arraysOfCount.set(arrayCount, entry);
@@ -210,7 +223,8 @@ function inPointerSem(c: Ctx, p: Param, kind: PointerKind, elem: Elem | undefine
   const target = kind.toKind;
   // math libraries: `const float *alpha` may be host or device memory (pointer mode): an address
   // or a typed array, never copied from a JS array
-  if (c.dataPointers && !(target.k === 'pointer' && isConstCharPointer(target))) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (c.dataPointers && !(target.k === 'pointer' && isConstCharPointer(target)))
+    return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   if (target.k === 'void') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   if (target.k === 'record') {
     const v = structVersion(target, c.model);
@@ -248,7 +262,8 @@ function charBufferSem(c: Ctx, p: Param, i: number): Resolved {
 function mathPointerSem(c: Ctx, p: Param, i: number, kind: PointerKind, elem: Elem | undefined): Resolved | undefined {
   const target = kind.toKind;
   const next = c.kinds[i + 1];
-  if (target.k === 'int' && target.isSize && next?.k === 'pointer' && next.toKind.k === 'void' && !next.constTarget) return resolved({ role: 'inout', elem: elem! }, 'c');
+  if (target.k === 'int' && target.isSize && next?.k === 'pointer' && next.toKind.k === 'void' && !next.constTarget)
+    return resolved({ role: 'inout', elem: elem! }, 'c');
   if (!GETTER_MODULES.has(c.model.spec.name) || !MATH_GETTER.test(c.fn.name)) return undefined;
   if (target.k === 'pointer') return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
   const scalar = target.k === 'float' || target.k === 'enum' || target.k === 'handle' || target.k === 'bool' || (target.k === 'int' && !target.isChar);
@@ -271,13 +286,15 @@ function outPointerSem(c: Ctx, p: Param, i: number, kind: PointerKind, elem: Ele
     const v = structVersion(target, c.model);
     if (v !== undefined) return resolved({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
     if (c.dataPointers && d.dir !== 'out') return resolved({ role: 'pointer', nullable: true }, 'c', BY_DEFAULT_DATA);
-    if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true }, 'c', doc?.cues.includes('array') ? undefined : BY_NAME_PLURAL);
+    if (isPlural(p.name) || doc?.cues.includes('array'))
+      return resolved({ role: 'pointer', nullable: true }, 'c', doc?.cues.includes('array') ? undefined : BY_NAME_PLURAL);
     return resolved({ role: 'outRecord', record: target.ts }, d.src, d.dir ? undefined : BY_DEFAULT_OUT);
   }
   if (target.k === 'funcptr') return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
   if (target.k === 'pointer') {
     if (isConstCharPointer(target)) return resolved({ role: 'out', elem: { t: 'cstring' } }, 'c');
-    if (target.toKind.k === 'void' && !isPlural(p.name) && !doc?.cues.includes('array')) return resolved({ role: 'out', elem: { t: 'address' } }, 'c', d.dir ? undefined : BY_DEFAULT_OUT);
+    if (target.toKind.k === 'void' && !isPlural(p.name) && !doc?.cues.includes('array'))
+      return resolved({ role: 'out', elem: { t: 'address' } }, 'c', d.dir ? undefined : BY_DEFAULT_OUT);
     return resolved({ role: 'pointer', nullable: true }, 'c', doc?.cues.includes('array') || target.toKind.k !== 'void' ? undefined : BY_NAME_PLURAL);
   }
   if (!elem || target.k === 'array') return resolved({ role: 'pointer', nullable: true }, 'c');
@@ -285,7 +302,8 @@ function outPointerSem(c: Ctx, p: Param, i: number, kind: PointerKind, elem: Ele
   // `uint8_t *` is a byte buffer the caller provides, not one byte returned
   if (target.k === 'int' && target.bytes === 1) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   // an array of unknown length stays a pointer the caller provides: never a one-element scratch slot
-  if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c', doc?.cues.includes('array') ? undefined : BY_NAME_PLURAL);
+  if (isPlural(p.name) || doc?.cues.includes('array'))
+    return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c', doc?.cues.includes('array') ? undefined : BY_NAME_PLURAL);
   if (c.dataPointers && d.dir !== 'out') {
     const byName = target.k === 'int' && !target.isSize && SCALAR_OUT.test(p.name);
     const scalarOut = target.k === 'handle' || target.k === 'enum' || (target.k === 'int' && target.isSize) || byName;
@@ -312,7 +330,8 @@ function resolveParam(c: Ctx, p: Param, i: number): Resolved {
 function resolveCounts(c: Ctx, result: ParamSem[]): void {
   for (const [count, text] of c.textCapacities) {
     const at = result.findIndex((r) => r.name === count);
-    if (result[at].source !== 'override') result[at] = { name: count, sem: { role: 'capacity', of: [text], elem: { t: 'int', bits: 64, signed: false, size: true } }, source: 'c' };
+    if (result[at].source !== 'override')
+      result[at] = { name: count, sem: { role: 'capacity', of: [text], elem: { t: 'int', bits: 64, signed: false, size: true } }, source: 'c' };
   }
   for (const [count, { names, out }] of c.arraysOfCount) {
     const at = result.findIndex((r) => r.name === count);
@@ -374,7 +393,9 @@ function resultArrays(c: FunctionFacts): Map<string, Sem> {
   const capacity = at(/^requested\w*Count$/, isInt);
   const count = at(/^return(?:ed)?\w*Count$/, (k) => k.k === 'pointer' && !k.constTarget && isInt(k.toKind));
   if (capacity.length !== 1 || count.length !== 1) return found;
-  const arrays = fn.params.map((p, i) => ({ p, k: kinds[i] })).filter(({ p, k }) => p !== count[0].p && k.k === 'pointer' && !k.constTarget && (k.toKind.k === 'record' || isInt(k.toKind)));
+  const arrays = fn.params
+    .map((p, i) => ({ p, k: kinds[i] }))
+    .filter(({ p, k }) => p !== count[0].p && k.k === 'pointer' && !k.constTarget && (k.toKind.k === 'record' || isInt(k.toKind)));
   if (arrays.length !== 1) return found;
   const { p, k } = arrays[0];
   const elem = elemOf(c.model, (k as PointerKind).toKind, (k as PointerKind).to)!;
@@ -401,7 +422,10 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     return guess ? { name: p.name, sem, source, guess } : { name: p.name, sem, source };
   });
   resolveCounts(c, result);
-  return { name: fn.name, params: result.map((r, i) => (r.sem.role === 'pointer' ? pointerFacts(model, fn, i, r, overrides) : r.sem.role === 'out' ? outUnit(fn, r, overrides) : r)) };
+  return {
+    name: fn.name,
+    params: result.map((r, i) => (r.sem.role === 'pointer' ? pointerFacts(model, fn, i, r, overrides) : r.sem.role === 'out' ? outUnit(fn, r, overrides) : r)),
+  };
 }
 
 /** A returned size with the unit a reviewed table gives it. */

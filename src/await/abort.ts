@@ -28,7 +28,13 @@ export class AbortError extends ObjectsError {
 }
 
 function isSignal(v: unknown): v is AbortSignal {
-  return typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean' && typeof (v as AbortSignal).addEventListener === 'function' && typeof (v as AbortSignal).removeEventListener === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as AbortSignal).aborted === 'boolean' &&
+    typeof (v as AbortSignal).addEventListener === 'function' &&
+    typeof (v as AbortSignal).removeEventListener === 'function'
+  );
 }
 
 /** `what` without a trailing `()`: the `Class.method` an error names. */
@@ -42,7 +48,8 @@ export function checkWaitOptions(options: unknown, what: string): WaitOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
   const o = options as WaitOptions;
   if (o.signal !== undefined && !isSignal(o.signal)) throw new TypeError(`${what}: signal must be an AbortSignal, got ${describe(o.signal)}`);
-  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs >= 0))) throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(o.timeoutMs)}`);
+  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs >= 0)))
+    throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(o.timeoutMs)}`);
   return o;
 }
 

@@ -58,13 +58,17 @@ interface InFlight<T, R> extends PipelineItem<T, R> {
  * })) console.log(index, result[0]); // 0 1, 1 2, 2 3, 3 4: in order, each once its work is done
  * ```
  */
-export async function* pipeline<T, R>(items: Iterable<T> | AsyncIterable<T>, options: PipelineOptions<T, R>): AsyncGenerator<PipelineItem<T, R>, void, undefined> {
+export async function* pipeline<T, R>(
+  items: Iterable<T> | AsyncIterable<T>,
+  options: PipelineOptions<T, R>,
+): AsyncGenerator<PipelineItem<T, R>, void, undefined> {
   if (typeof options !== 'object' || options === null) throw new TypeError(`pipeline: options must be an object, got ${describe(options)}`);
   const { streams, enqueue } = options;
   if (!Array.isArray(streams) || streams.length === 0) throw new TypeError(`pipeline: streams must be a non-empty array of Streams, got ${describe(streams)}`);
   if (typeof enqueue !== 'function') throw new TypeError(`pipeline: enqueue must be a function, got ${describe(enqueue)}`);
   const waitOptions = checkWaitOptions({ signal: options.signal, timeoutMs: options.timeoutMs }, 'pipeline');
-  if (items === null || typeof items !== 'object' || (!(Symbol.iterator in items) && !(Symbol.asyncIterator in items))) throw new TypeError(`pipeline: items must be iterable, got ${describe(items)}`);
+  if (items === null || typeof items !== 'object' || (!(Symbol.iterator in items) && !(Symbol.asyncIterator in items)))
+    throw new TypeError(`pipeline: items must be iterable, got ${describe(items)}`);
   const ring: InFlight<T, R>[] = [];
   let index = 0;
   try {

@@ -96,15 +96,22 @@ const SETTLE_BUDGET_MS = 0.5;
  */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
-  for (const k of Object.keys(changes)) if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
+  for (const k of Object.keys(changes))
+    if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
   const { spinMicros, spinSliceMicros, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn } = changes;
-  if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros))) throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
-  if (spinSliceMicros !== undefined && !(typeof spinSliceMicros === 'number' && spinSliceMicros > 0 && spinSliceMicros <= 1000)) throw new RangeError(`configureWaits: spinSliceMicros must be a number in (0, 1000], got ${String(spinSliceMicros)}`);
-  if (parkOn !== undefined && parkOn !== 'helper' && parkOn !== 'stream') throw new TypeError(`configureWaits: parkOn must be 'helper' or 'stream', got ${String(parkOn)}`);
+  if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros)))
+    throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
+  if (spinSliceMicros !== undefined && !(typeof spinSliceMicros === 'number' && spinSliceMicros > 0 && spinSliceMicros <= 1000))
+    throw new RangeError(`configureWaits: spinSliceMicros must be a number in (0, 1000], got ${String(spinSliceMicros)}`);
+  if (parkOn !== undefined && parkOn !== 'helper' && parkOn !== 'stream')
+    throw new TypeError(`configureWaits: parkOn must be 'helper' or 'stream', got ${String(parkOn)}`);
   if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
-  if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs))) throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
-  if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0)) throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
-  if (predictMaxKeys !== undefined && !(Number.isSafeInteger(predictMaxKeys) && predictMaxKeys >= 0)) throw new RangeError(`configureWaits: predictMaxKeys must be a non-negative integer, got ${String(predictMaxKeys)}`);
+  if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs)))
+    throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
+  if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0))
+    throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
+  if (predictMaxKeys !== undefined && !(Number.isSafeInteger(predictMaxKeys) && predictMaxKeys >= 0))
+    throw new RangeError(`configureWaits: predictMaxKeys must be a non-negative integer, got ${String(predictMaxKeys)}`);
   Object.assign(settings, changes);
   return { ...settings };
 }
@@ -223,13 +230,16 @@ function beginTurn(): void {
 function pollFallback(target: WaitTarget, opts: WaitOptions): Promise<void> {
   const p = poll(() => query(target), target.what, opts);
   const done = (): void => target.done?.();
-  return p.then(() => {
-    done();
-    target.verify?.();
-  }, (e) => {
-    done();
-    throw e;
-  });
+  return p.then(
+    () => {
+      done();
+      target.verify?.();
+    },
+    (e) => {
+      done();
+      throw e;
+    },
+  );
 }
 
 function noop(): void {}
@@ -237,7 +247,23 @@ function noop(): void {}
 function enqueue(w: Wait): void {
   let q = queues.get(w.target.key);
   if (q === undefined) {
-    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, onHelper: false, passes: 0, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined, pollOnly: false, pollTimer: undefined, pollInterval: 0 };
+    q = {
+      key: w.target.key,
+      ctx: w.target.ctx,
+      waits: [],
+      parked: undefined,
+      helper: undefined,
+      stuck: false,
+      onHelper: false,
+      passes: 0,
+      spinning: false,
+      windowStart: 0,
+      windowEnd: 0,
+      windowTimer: undefined,
+      pollOnly: false,
+      pollTimer: undefined,
+      pollInterval: 0,
+    };
     queues.set(q.key, q);
   }
   q.waits.push(w);
@@ -324,7 +350,8 @@ function spinTick(): void {
   for (;;) {
     let settled = false;
     for (const q of spinning) {
-      if (advance(q, true)) settled = true; // startHead re-planned the queue
+      if (advance(q, true))
+        settled = true; // startHead re-planned the queue
       else if (q.waits.length > 0 && !inSpin(q, t)) decide(q);
     }
     if (settled || spinning.size === 0) break;
@@ -530,8 +557,17 @@ function dropQueue(q: Queue): void {
 
 /** What the waiter holds now (all zero/false once every wait settled: nothing left behind). */
 export function waiterStats(): {
-  pending: number; queues: number; parked: number; spinning: number; windowTimers: number;
-  timers: boolean; armed: boolean; parks: number; wakes: number; spinTicks: number; channel: string;
+  pending: number;
+  queues: number;
+  parked: number;
+  spinning: number;
+  windowTimers: number;
+  timers: boolean;
+  armed: boolean;
+  parks: number;
+  wakes: number;
+  spinTicks: number;
+  channel: string;
 } {
   let pending = 0;
   let windowTimers = 0;
@@ -542,9 +578,15 @@ export function waiterStats(): {
     if (q.pollTimer !== undefined) pollTimers++;
   }
   return {
-    pending, queues: queues.size, parked: parkedCount, spinning: spinning.size, windowTimers,
-    timers: spinner !== undefined || sweeper !== undefined || deferTimer !== undefined || pollTimers > 0, armed: channelInUse?.armed ?? false,
-    ...counters, channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll', // makes the channel if none was: a koffi load of libc
+    pending,
+    queues: queues.size,
+    parked: parkedCount,
+    spinning: spinning.size,
+    windowTimers,
+    timers: spinner !== undefined || sweeper !== undefined || deferTimer !== undefined || pollTimers > 0,
+    armed: channelInUse?.armed ?? false,
+    ...counters,
+    channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll', // makes the channel if none was: a koffi load of libc
   };
 }
 

@@ -114,7 +114,7 @@ interface PipeLibc {
 
 function openPipe(): PipeLibc {
   if (process.platform !== 'linux') throw new Error(`no libc pipe channel on ${process.platform}`);
-  if (typeof process.versions.bun === 'string' || 'Deno' in globalThis) throw new Error('the pipe channel watches its pipe with Node\'s net.Socket');
+  if (typeof process.versions.bun === 'string' || 'Deno' in globalThis) throw new Error("the pipe channel watches its pipe with Node's net.Socket");
   const lib = koffi.load('libc.so.6');
   const dlsym = lib.func('void *dlsym(void *, const char *)') as unknown as (h: null, name: string) => bigint | null;
   const pipe = lib.func('int pipe(_Out_ int *fds)') as unknown as (fds: Int32Array) => number;

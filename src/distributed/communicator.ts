@@ -26,12 +26,12 @@ export { NCCL_DTYPES, NCCL_OPS, NcclUnavailableError, ncclDataType, ncclRedOp, r
 
 const { ncclResult_t } = ncclTypes;
 
-
 function uniqueIdBytes(id: unknown, call: string): Uint8Array {
   const n = ncclTypes.NCCL_UNIQUE_ID_BYTES;
   let bytes: Uint8Array;
   if (typeof id === 'string') {
-    if (!/^[0-9a-fA-F]*$/.test(id) || id.length !== 2 * n) throw new RangeError(`${call}: a unique id string must be ${2 * n} hex digits, got ${id.length} characters`);
+    if (!/^[0-9a-fA-F]*$/.test(id) || id.length !== 2 * n)
+      throw new RangeError(`${call}: a unique id string must be ${2 * n} hex digits, got ${id.length} characters`);
     bytes = Uint8Array.from(Buffer.from(id, 'hex'));
   } else if (isArrayBuffer(id)) bytes = new Uint8Array(id);
   else if (ArrayBuffer.isView(id)) bytes = new Uint8Array(id.buffer, id.byteOffset, id.byteLength);
@@ -117,7 +117,8 @@ function ncclConfig(blocking: boolean): Uint8Array {
 }
 
 function timeoutArg(call: string, name: string, v: unknown): number {
-  if (typeof v !== 'number' || !(v >= 0) || (!Number.isSafeInteger(v) && v !== Infinity)) throw new RangeError(`${call}: ${name} must be a non-negative number of ms, got ${String(v)}`);
+  if (typeof v !== 'number' || !(v >= 0) || (!Number.isSafeInteger(v) && v !== Infinity))
+    throw new RangeError(`${call}: ${name} must be a non-negative number of ms, got ${String(v)}`);
   return v;
 }
 
@@ -159,13 +160,18 @@ export class Communicator extends Resource {
 
   private constructor(handle: nccl.ncclComm_t, rank: number, count: number, device: Device, context: Context) {
     const ending = { abort: false, nonBlocking: false };
-    super('Communicator', () => whenNoHostFuncs(() => {
-      // A context lost to a sticky error leaves nothing to flush: abort instead of waiting on it.
-      const abort = ending.abort || !context.bindForFree();
-      if (abort) ncclApi().ncclCommAbort(handle);
-      else if (ending.nonBlocking) destroyNonBlocking(handle);
-      else ncclApi().ncclCommDestroy(handle);
-    }), [context]);
+    super(
+      'Communicator',
+      () =>
+        whenNoHostFuncs(() => {
+          // A context lost to a sticky error leaves nothing to flush: abort instead of waiting on it.
+          const abort = ending.abort || !context.bindForFree();
+          if (abort) ncclApi().ncclCommAbort(handle);
+          else if (ending.nonBlocking) destroyNonBlocking(handle);
+          else ncclApi().ncclCommDestroy(handle);
+        }),
+      [context],
+    );
     this.handle = handle;
     this.rank = rank;
     this.count = count;
@@ -186,14 +192,16 @@ export class Communicator extends Resource {
     if (devices !== undefined) {
       const seen = new Set<number>();
       for (const d of devices) {
-        if (!(d instanceof Device) && !(typeof d === 'number' && Number.isInteger(d) && d >= 0)) throw new TypeError(`${call}: devices must be Devices or device ordinals, got ${String(d)}`);
+        if (!(d instanceof Device) && !(typeof d === 'number' && Number.isInteger(d) && d >= 0))
+          throw new TypeError(`${call}: devices must be Devices or device ordinals, got ${String(d)}`);
         const ordinal = d instanceof Device ? d.ordinal : d;
         if (seen.has(ordinal)) throw new RangeError(`${call}: device ${ordinal} is listed twice`);
         seen.add(ordinal);
       }
     }
     requireNccl(call);
-    const list = devices !== undefined ? devices.map((d, i) => toDevice(d, call, `devices[${i}]`)) : Array.from({ length: Device.count() }, (_, i) => Device.get(i));
+    const list =
+      devices !== undefined ? devices.map((d, i) => toDevice(d, call, `devices[${i}]`)) : Array.from({ length: Device.count() }, (_, i) => Device.get(i));
     if (list.length === 0) throw new RangeError(`${call}: no CUDA device`);
     // Retain the primary contexts first: NCCL then runs in the same contexts as this process's buffers.
     const contexts = list.map((d) => {
@@ -202,7 +210,11 @@ export class Communicator extends Resource {
       return ctx;
     });
     const comms = new BigUint64Array(list.length);
-    const status = ncclRaw().ncclCommInitAll(comms, list.length, Int32Array.from(list, (d) => d.ordinal));
+    const status = ncclRaw().ncclCommInitAll(
+      comms,
+      list.length,
+      Int32Array.from(list, (d) => d.ordinal),
+    );
     if (status !== 0) throw ncclError('ncclCommInitAll', status);
     return list.map((d, i) => new Communicator(Number(comms[i]) as nccl.ncclComm_t, i, list.length, d, contexts[i]));
   }
@@ -410,7 +422,9 @@ export class Communicator extends Resource {
     }
     requireNccl(call);
     const started = performance.now();
-    const store = options.store ?? await openStore({ ...options.limits, rank, size, address: options.address, timeoutMs, token: options.token, listenHost: options.listenHost });
+    const store =
+      options.store ??
+      (await openStore({ ...options.limits, rank, size, address: options.address, timeoutMs, token: options.token, listenHost: options.listenHost }));
     try {
       const gen = (storeGenerations.get(store) ?? 0) + 1; // each rendezvous on one store gets its own id
       storeGenerations.set(store, gen);
@@ -514,7 +528,11 @@ export class Communicator extends Resource {
    * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
    */
   async allReduceAsync(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this>;
-  async allReduceAsync(send: DeviceBuffer, recvOrOptions: DeviceBuffer | (ReduceOptions & WaitOptions), maybeOptions?: ReduceOptions & WaitOptions): Promise<this> {
+  async allReduceAsync(
+    send: DeviceBuffer,
+    recvOrOptions: DeviceBuffer | (ReduceOptions & WaitOptions),
+    maybeOptions?: ReduceOptions & WaitOptions,
+  ): Promise<this> {
     const options = recvOrOptions instanceof DeviceBuffer ? maybeOptions : recvOrOptions;
     await this.beforeAsync('Communicator.allReduceAsync', options);
     if (recvOrOptions instanceof DeviceBuffer) this.allReduce(send, recvOrOptions, maybeOptions as ReduceOptions);
@@ -536,7 +554,11 @@ export class Communicator extends Resource {
    * @param options `dtype` (element type, required), `root` (the rank whose data is sent; default 0), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
    */
   async broadcastAsync(send: DeviceBuffer, recv: DeviceBuffer, options: BroadcastOptions & WaitOptions): Promise<this>;
-  async broadcastAsync(send: DeviceBuffer, recvOrOptions: DeviceBuffer | (BroadcastOptions & WaitOptions), maybeOptions?: BroadcastOptions & WaitOptions): Promise<this> {
+  async broadcastAsync(
+    send: DeviceBuffer,
+    recvOrOptions: DeviceBuffer | (BroadcastOptions & WaitOptions),
+    maybeOptions?: BroadcastOptions & WaitOptions,
+  ): Promise<this> {
     const options = recvOrOptions instanceof DeviceBuffer ? maybeOptions : recvOrOptions;
     await this.beforeAsync('Communicator.broadcastAsync', options);
     if (recvOrOptions instanceof DeviceBuffer) this.broadcast(send, recvOrOptions, maybeOptions as BroadcastOptions);
@@ -605,14 +627,22 @@ export class Communicator extends Resource {
   }
 
   /** Parses (buf, options) or (send, recv, options); checks buffers and options. */
-  private operands<O extends CollectiveOptions>(call: string, send: unknown, recvOrOptions: unknown, maybeOptions: O | undefined): { recv: DeviceBuffer; options: O } {
+  private operands<O extends CollectiveOptions>(
+    call: string,
+    send: unknown,
+    recvOrOptions: unknown,
+    maybeOptions: O | undefined,
+  ): { recv: DeviceBuffer; options: O } {
     this.assertOpen();
     const inPlace = !(recvOrOptions instanceof DeviceBuffer);
     const recv = (inPlace ? send : recvOrOptions) as DeviceBuffer;
     const options = (inPlace ? recvOrOptions : maybeOptions) as O;
     if (!(send instanceof DeviceBuffer)) throw new TypeError(`${call}: send must be a DeviceBuffer`);
     if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options with a dtype are required, e.g. { dtype: 'f32' }`);
-    for (const [name, b] of [['send', send], ['recv', recv]] as const) {
+    for (const [name, b] of [
+      ['send', send],
+      ['recv', recv],
+    ] as const) {
       if (b.closed) throw new ClosedObjectError(call, `${name} buffer`);
       if (b.context.device !== this.device.ordinal) {
         throw new TypeError(`${call}: ${name} buffer is on device ${b.context.device}, this communicator on device ${this.device.ordinal}`);
@@ -624,7 +654,8 @@ export class Communicator extends Resource {
   /** The element count: options.count, else `basis`'s size in elements (which must be whole). */
   private elements(call: string, options: CollectiveOptions, basis: DeviceBuffer, bytes: number): number {
     if (options.count !== undefined) return checkSize(`${call}: count`, options.count);
-    if (basis.byteLength % bytes !== 0) throw new RangeError(`${call}: a ${basis.byteLength}-byte buffer is not a whole number of ${bytes}-byte elements; pass count`);
+    if (basis.byteLength % bytes !== 0)
+      throw new RangeError(`${call}: a ${basis.byteLength}-byte buffer is not a whole number of ${bytes}-byte elements; pass count`);
     return basis.byteLength / bytes;
   }
 
@@ -683,7 +714,9 @@ export class Communicator extends Resource {
 
   private timedOut(call: string, ms: number, what: string): CommunicatorTimeoutError {
     this.abortQuietly();
-    return new CommunicatorTimeoutError(`${call}: ${what} did not complete within ${ms} ms; the communicator (rank ${this.rank} of ${this.count}) was aborted — a peer may have died`);
+    return new CommunicatorTimeoutError(
+      `${call}: ${what} did not complete within ${ms} ms; the communicator (rank ${this.rank} of ${this.count}) was aborted — a peer may have died`,
+    );
   }
 
   /** Waits (blocking, 1 ms sleeps) until a non-blocking call settles; bounded by timeoutMs. */

@@ -1,8 +1,20 @@
 // Processes that meet: the TCP store, the torchrun environment, the launcher. No CUDA in here;
 // Communicator.rendezvous / fromEnvironment (src/distributed/communicator.ts) build NCCL ranks on top of it.
 export {
-  StoreServer, TcpStore, StoreError, StoreTimeoutError, openStore, parseAddress, storeToken, STORE_TOKEN_ENV, STORE_LISTEN_ENV,
-  type OpenStoreOptions, type RequestOptions, type StoreConnectOptions, type StoreLimits, type StoreServerOptions,
+  StoreServer,
+  TcpStore,
+  StoreError,
+  StoreTimeoutError,
+  openStore,
+  parseAddress,
+  storeToken,
+  STORE_TOKEN_ENV,
+  STORE_LISTEN_ENV,
+  type OpenStoreOptions,
+  type RequestOptions,
+  type StoreConnectOptions,
+  type StoreLimits,
+  type StoreServerOptions,
 } from './store';
 export { distributedEnvironment, type DistributedEnvironment } from './rendezvous';
 export type { LaunchOptions } from './launcher';

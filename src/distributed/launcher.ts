@@ -75,7 +75,8 @@ export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'hel
   let i = 0;
   const int = (name: string, v: string | undefined, min: number): number => {
     const n = Number(v);
-    if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new RangeError(`cuda-ts-run: ${name} must be an integer >= ${min}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min)
+      throw new RangeError(`cuda-ts-run: ${name} must be an integer >= ${min}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
     return n;
   };
   for (; i < argv.length; i++) {
@@ -163,7 +164,9 @@ function tsxLoader(script: string): string {
   try {
     return require.resolve('tsx', { paths: [process.cwd(), __dirname] });
   } catch {
-    throw new Error(`cuda-ts-run: ${script} is TypeScript, which Node runs through tsx, and tsx is not installed: run \`npm install --save-dev tsx\` in your project (or compile the script to .js, or run it with Bun or Deno)`);
+    throw new Error(
+      `cuda-ts-run: ${script} is TypeScript, which Node runs through tsx, and tsx is not installed: run \`npm install --save-dev tsx\` in your project (or compile the script to .js, or run it with Bun or Deno)`,
+    );
   }
 }
 
@@ -183,7 +186,8 @@ function checkLayout(call: string, options: LaunchOptions): NodeLayout {
   if (!Number.isInteger(nproc) || nproc < 1) throw new RangeError(`${call}: nprocPerNode must be a positive integer`);
   if (!Number.isInteger(nnodes) || nnodes < 1) throw new RangeError(`${call}: nnodes must be a positive integer`);
   if (!Number.isInteger(nodeRank) || nodeRank < 0 || nodeRank >= nnodes) throw new RangeError(`${call}: node rank must be in [0, ${nnodes}), got ${nodeRank}`);
-  if (nnodes > 1 && options.master === undefined) throw new RangeError(`${call}: --master ADDR:PORT is required with several nodes (rank 0's node, reachable from every node)`);
+  if (nnodes > 1 && options.master === undefined)
+    throw new RangeError(`${call}: --master ADDR:PORT is required with several nodes (rank 0's node, reachable from every node)`);
   return { nproc, nnodes, nodeRank };
 }
 
@@ -203,7 +207,10 @@ function storeToken(call: string, env: NodeJS.ProcessEnv, nnodes: number): strin
 function runIdFor(call: string, options: LaunchOptions, env: NodeJS.ProcessEnv, nnodes: number): string {
   const id = runIdOf(options.runId ?? (env[RUN_ID_ENV] || undefined), call, {});
   if (id) return id;
-  if (nnodes > 1) throw new RangeError(`${call}: pass --run-id ID (or set ${RUN_ID_ENV}), the same on every node and new for each job: the store refuses ranks of another run`);
+  if (nnodes > 1)
+    throw new RangeError(
+      `${call}: pass --run-id ID (or set ${RUN_ID_ENV}), the same on every node and new for each job: the store refuses ranks of another run`,
+    );
   return crypto().randomBytes(8).toString('hex');
 }
 
@@ -316,7 +323,10 @@ class RankGroup {
   private killTimer: NodeJS.Timeout | undefined;
   readonly reaper: Reaper;
 
-  constructor(private readonly graceMs: number, private readonly mark: string) {
+  constructor(
+    private readonly graceMs: number,
+    private readonly mark: string,
+  ) {
     this.reaper = new Reaper(graceMs, mark);
   }
 
@@ -441,7 +451,9 @@ function runRanks(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvir
         if (child.pid !== undefined) group.reaper.forget(child.pid);
         if (code !== 0 && group.status === undefined) {
           group.status = code ?? 128 + signalNumber(signal);
-          process.stderr.write(`cuda-ts-run: rank ${rank} (local ${local}) ${signal ? `was killed by ${signal}` : `exited with ${code}`}; stopping the other ranks\n`);
+          process.stderr.write(
+            `cuda-ts-run: rank ${rank} (local ${local}) ${signal ? `was killed by ${signal}` : `exited with ${code}`}; stopping the other ranks\n`,
+          );
           group.stopAll();
         }
         if (group.exited.size === nproc) resolve(group.status ?? 0);

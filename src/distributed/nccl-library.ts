@@ -17,12 +17,17 @@ export function ncclError(call: string, status: number): nccl.NcclError {
 }
 
 /** The ncclDataType_t (`type`) and element size in bytes (`bytes`) of each dtype. */
-export const NCCL_DTYPES: Readonly<Record<NcclDtype, {
-  /** The NCCL data type. */
-  readonly type: nccl.ncclDataType_t;
-  /** Element size in bytes. */
-  readonly bytes: number;
-}>> = Object.freeze({
+export const NCCL_DTYPES: Readonly<
+  Record<
+    NcclDtype,
+    {
+      /** The NCCL data type. */
+      readonly type: nccl.ncclDataType_t;
+      /** Element size in bytes. */
+      readonly bytes: number;
+    }
+  >
+> = Object.freeze({
   i8: { type: DT.ncclInt8, bytes: 1 },
   u8: { type: DT.ncclUint8, bytes: 1 },
   i32: { type: DT.ncclInt32, bytes: 4 },

@@ -60,7 +60,8 @@ export function parseAddress(address: unknown, call: string): { host: string; po
   if (typeof address !== 'string') throw new TypeError(`${call}: address must be a "host:port" string`);
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`${call}: address must be "host:port" with a port in [1, 65535], got ${JSON.stringify(address)}`);
+  if (!m || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new RangeError(`${call}: address must be "host:port" with a port in [1, 65535], got ${JSON.stringify(address)}`);
   return { host: m[1], port };
 }
 
@@ -124,7 +125,10 @@ export function weakToken(token: string): string | undefined {
   const distinct = new Set(token).size;
   const unpatterned = patternedBits(token);
   if (bits >= MIN_TOKEN_BITS && distinct >= 8 && unpatterned >= MIN_UNPATTERNED_BITS) return undefined;
-  const why = bits >= MIN_TOKEN_BITS && distinct >= 8 ? `patterned: runs and repeats leave about ${Math.floor(unpatterned)} bits, at least ${MIN_UNPATTERNED_BITS} are needed` : `about ${Math.floor(bits)} bits, ${distinct} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed`;
+  const why =
+    bits >= MIN_TOKEN_BITS && distinct >= 8
+      ? `patterned: runs and repeats leave about ${Math.floor(unpatterned)} bits, at least ${MIN_UNPATTERNED_BITS} are needed`
+      : `about ${Math.floor(bits)} bits, ${distinct} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed`;
   return `the token is too weak (${why}): use 32 or more random hex digits, e.g. \`openssl rand -hex 32\``;
 }
 
@@ -145,7 +149,9 @@ export const RUN_ID_ENV = 'CUDA_TS_RUN_ID';
 export function runIdOf(runId: unknown, call: string, env: NodeJS.ProcessEnv = process.env): string {
   const v = runId ?? env[RUN_ID_ENV] ?? '';
   if (typeof v !== 'string' || !/^[A-Za-z0-9._:-]{0,128}$/.test(v)) {
-    throw new RangeError(`${call}: the run id (runId or ${RUN_ID_ENV}) must be at most 128 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(typeof v === 'string' ? v.slice(0, 140) : typeof v)}`);
+    throw new RangeError(
+      `${call}: the run id (runId or ${RUN_ID_ENV}) must be at most 128 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(typeof v === 'string' ? v.slice(0, 140) : typeof v)}`,
+    );
   }
   return v;
 }

@@ -28,7 +28,25 @@
 // count against `maxWaiters` and, by the bytes of the keys they name, `maxWaitingBytes`. Waiters are
 // indexed by key, so a set() looks only at the waiters of its own key.
 import type * as net from 'node:net';
-import { AUTH_BYTES, BUSY, FrameReader, KEEPALIVE_MS, NONCE_BYTES, NO_TIMEOUT, Op, OTHER_RUN, PayloadReader, StoreError, crypto, frame, longTimeout, proof, runIdOf, storeToken, type LongTimer } from './store-wire';
+import {
+  AUTH_BYTES,
+  BUSY,
+  FrameReader,
+  KEEPALIVE_MS,
+  NONCE_BYTES,
+  NO_TIMEOUT,
+  Op,
+  OTHER_RUN,
+  PayloadReader,
+  StoreError,
+  crypto,
+  frame,
+  longTimeout,
+  proof,
+  runIdOf,
+  storeToken,
+  type LongTimer,
+} from './store-wire';
 
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 
@@ -131,7 +149,10 @@ class FailureReport {
   private readonly addresses = new Set<string>();
   private last = '';
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly log: (line: string) => void, private readonly where: string) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly where: string,
+  ) {}
 
   add(address: string, why: string): void {
     this.count++;
@@ -232,7 +253,15 @@ export class StoreServer {
   private batch = 0;
   private readonly report: FailureReport;
 
-  private constructor(private readonly servers: net.Server[], private readonly token: string, private readonly limits: Required<StoreLimits>, port: number, host: string, runId: string, log: (line: string) => void) {
+  private constructor(
+    private readonly servers: net.Server[],
+    private readonly token: string,
+    private readonly limits: Required<StoreLimits>,
+    port: number,
+    host: string,
+    runId: string,
+    log: (line: string) => void,
+  ) {
     this.port = port;
     this.host = host;
     this.runId = runId;
@@ -260,7 +289,14 @@ export class StoreServer {
     return StoreServer.start(host, port, token, runId, limits, log);
   }
 
-  private static async start(host: string, port: number, token: string, runId: string, limits: Required<StoreLimits>, log: (line: string) => void): Promise<StoreServer> {
+  private static async start(
+    host: string,
+    port: number,
+    token: string,
+    runId: string,
+    limits: Required<StoreLimits>,
+    log: (line: string) => void,
+  ): Promise<StoreServer> {
     const servers: net.Server[] = [];
     try {
       let bound = port;
@@ -281,7 +317,9 @@ export class StoreServer {
     } catch (e) {
       for (const server of servers) server.close();
       const err = e as NodeJS.ErrnoException;
-      throw new StoreError(`StoreServer.listen: cannot listen on ${host} port ${port}: ${notThisMachine(err, host) ? `${host} is not an address of this machine` : err.message}`);
+      throw new StoreError(
+        `StoreServer.listen: cannot listen on ${host} port ${port}: ${notThisMachine(err, host) ? `${host} is not an address of this machine` : err.message}`,
+      );
     }
   }
 
@@ -376,7 +414,13 @@ export class StoreServer {
 
   /** Challenges an admitted connection and serves it. */
   private serve(socket: net.Socket): void {
-    const conn: ServerConnection = { socket, address: socket.remoteAddress ?? '?', authed: false, waiters: new Set(), challenged: { batch: Infinity, ms: Infinity } };
+    const conn: ServerConnection = {
+      socket,
+      address: socket.remoteAddress ?? '?',
+      authed: false,
+      waiters: new Set(),
+      challenged: { batch: Infinity, ms: Infinity },
+    };
     this.unauthenticated.add(conn);
     this.connections.add(conn);
     socket.setNoDelay(true);
@@ -559,10 +603,21 @@ export class StoreServer {
       bytes: WAITER_OVERHEAD + keys.reduce((b, k) => b + Buffer.byteLength(k, 'utf8') + WAITING_KEY_OVERHEAD, 0),
       conn,
       done: answer,
-      timer: longTimeout(() => {
-        this.dropWaiter(w);
-        this.replyError(conn, id, `timeout: ${keys.filter((k) => !this.data.has(k)).map((k) => JSON.stringify(k)).join(', ')} not set within ${timeoutMs} ms`);
-      }, timeoutMs, true),
+      timer: longTimeout(
+        () => {
+          this.dropWaiter(w);
+          this.replyError(
+            conn,
+            id,
+            `timeout: ${keys
+              .filter((k) => !this.data.has(k))
+              .map((k) => JSON.stringify(k))
+              .join(', ')} not set within ${timeoutMs} ms`,
+          );
+        },
+        timeoutMs,
+        true,
+      ),
     };
     this.addWaiter(w);
   }

@@ -66,7 +66,9 @@ export class StoreTimeoutError extends StoreError {}
 export function storeToken(token: unknown, call: string): string {
   const t = token ?? process.env[STORE_TOKEN_ENV];
   if (typeof t !== 'string' || t.length === 0) {
-    throw new TypeError(`${call}: a shared token is required: pass { token } or set ${STORE_TOKEN_ENV} to the same secret in every process (cuda-ts-run sets it)`);
+    throw new TypeError(
+      `${call}: a shared token is required: pass { token } or set ${STORE_TOKEN_ENV} to the same secret in every process (cuda-ts-run sets it)`,
+    );
   }
   if (t.length > 4096) throw new RangeError(`${call}: the token is ${t.length} characters; at most 4096`);
   const weak = weakToken(t);

@@ -11,7 +11,29 @@
 // and checked before it is buffered, so garbage, oversized frames or a wrong token close that one
 // connection, never the server. The wire format is in store-wire.ts.
 import type * as net from 'node:net';
-import { ANSWER_SLACK_MS, AUTH_BYTES, BUSY, FrameReader, KEEPALIVE_MS, NONCE_BYTES, Op, OTHER_RUN, PROTOCOL, StoreError, StoreTimeoutError, checkTimeout, crypto, encodeKey, frame, longTimeout, proof, runIdOf, storeToken, wireTimeout, type LongTimer } from './store-wire';
+import {
+  ANSWER_SLACK_MS,
+  AUTH_BYTES,
+  BUSY,
+  FrameReader,
+  KEEPALIVE_MS,
+  NONCE_BYTES,
+  Op,
+  OTHER_RUN,
+  PROTOCOL,
+  StoreError,
+  StoreTimeoutError,
+  checkTimeout,
+  crypto,
+  encodeKey,
+  frame,
+  longTimeout,
+  proof,
+  runIdOf,
+  storeToken,
+  wireTimeout,
+  type LongTimer,
+} from './store-wire';
 import { DEFAULT_LIMITS, StoreServer, type StoreLimits } from './store-server';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress } from './rendezvous';
 
@@ -66,7 +88,18 @@ export interface RequestOptions {
 const BUSY_RETRY_MS = 45;
 // Connect errors worth another try within the timeout: nobody listens yet, the server is busy, or the
 // connection was closed or reset before the handshake ended (crowded out by unauthenticated ones).
-const RETRY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'STORE_BUSY', 'STORE_CLOSED']);
+const RETRY_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'STORE_BUSY',
+  'STORE_CLOSED',
+]);
 
 /** What one connect attempt needs. */
 interface Attempt {
@@ -84,7 +117,9 @@ interface Attempt {
 function refusalError(host: string, port: number, why: string, runId: string): Error {
   if (why.startsWith(OTHER_RUN)) {
     const theirs = why.slice(OTHER_RUN.length).trim();
-    return new StoreError(`TcpStore.connect: ${host}:${port} serves another run (run id ${theirs}), not this process's (${JSON.stringify(runId)}; ${RUN_ID_ENV}): another job holds that port with the same token. Give each job its own port and its own token`);
+    return new StoreError(
+      `TcpStore.connect: ${host}:${port} serves another run (run id ${theirs}), not this process's (${JSON.stringify(runId)}; ${RUN_ID_ENV}): another job holds that port with the same token. Give each job its own port and its own token`,
+    );
   }
   return attemptError(`TcpStore.connect: the store refused: ${why}`, why.startsWith(BUSY) ? 'STORE_BUSY' : undefined);
 }
@@ -103,7 +138,8 @@ function keyList(call: string, keys: unknown): readonly string[] {
 }
 
 function checkKey(call: string, key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0) throw new TypeError(`${call}: key must be a non-empty string, got ${typeof key === 'string' ? '""' : typeof key}`);
+  if (typeof key !== 'string' || key.length === 0)
+    throw new TypeError(`${call}: key must be a non-empty string, got ${typeof key === 'string' ? '""' : typeof key}`);
   if (Buffer.byteLength(key, 'utf8') > 0xffff) throw new RangeError(`${call}: key is longer than 65535 bytes`);
   return key;
 }
@@ -140,7 +176,13 @@ export class TcpStore {
   private closedWith: Error | undefined;
   private corked = false;
 
-  private constructor(private readonly socket: net.Socket, reader: FrameReader, timeoutMs: number, size: number | undefined, private readonly maxMessageBytes: number) {
+  private constructor(
+    private readonly socket: net.Socket,
+    reader: FrameReader,
+    timeoutMs: number,
+    size: number | undefined,
+    private readonly maxMessageBytes: number,
+  ) {
     this.timeoutMs = timeoutMs;
     this.size = size;
     socket.on('data', (data: Buffer) => {
@@ -172,7 +214,8 @@ export class TcpStore {
     const token = storeToken(options.token, call);
     const runId = runIdOf(options.runId, call);
     const timeoutMs = checkTimeout(call, options.timeoutMs ?? 300_000);
-    if (options.size !== undefined && (!Number.isInteger(options.size) || options.size < 1)) throw new RangeError(`${call}: size must be a positive integer, got ${String(options.size)}`);
+    if (options.size !== undefined && (!Number.isInteger(options.size) || options.size < 1))
+      throw new RangeError(`${call}: size must be a positive integer, got ${String(options.size)}`);
     const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
     if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes <= 0) throw new RangeError(`${call}: maxMessageBytes must be a positive integer`);
     const deadline = Date.now() + timeoutMs;
@@ -187,7 +230,8 @@ export class TcpStore {
         // of every turn's newcomers by lot, so a rank it turned away tries again soon (within 50 ms);
         // nobody listening yet backs off to a second.
         const wait = code === 'STORE_BUSY' ? 5 + Math.random() * BUSY_RETRY_MS : delay / 2 + Math.random() * delay;
-        if (Date.now() + wait > deadline) throw new StoreTimeoutError(`${call}: no store at ${host}:${port} within ${timeoutMs} ms (${code}: ${(e as Error).message})`);
+        if (Date.now() + wait > deadline)
+          throw new StoreTimeoutError(`${call}: no store at ${host}:${port} within ${timeoutMs} ms (${code}: ${(e as Error).message})`);
         await new Promise((r) => setTimeout(r, wait));
         if (code !== 'STORE_BUSY') delay = Math.min(1000, delay * 2);
       }
@@ -203,10 +247,13 @@ export class TcpStore {
       const reader = new FrameReader(Math.max(a.maxMessageBytes, AUTH_BYTES));
       const clientNonce = crypto().randomBytes(NONCE_BYTES);
       let serverNonce: Buffer | undefined;
-      const timer = longTimeout(() => {
-        socket.destroy();
-        reject(attemptError(`TcpStore.connect: ${host}:${port} did not complete the handshake in time`, undefined, true));
-      }, Math.max(1, a.deadline - Date.now()));
+      const timer = longTimeout(
+        () => {
+          socket.destroy();
+          reject(attemptError(`TcpStore.connect: ${host}:${port} did not complete the handshake in time`, undefined, true));
+        },
+        Math.max(1, a.deadline - Date.now()),
+      );
       const fail = (e: Error): void => {
         timer.cancel();
         socket.destroy();
@@ -217,7 +264,13 @@ export class TcpStore {
           for (const f of reader.push(data)) {
             if (f.op === Op.Challenge && !serverNonce && f.payload.length === NONCE_BYTES) {
               serverNonce = Buffer.from(f.payload);
-              socket.write(frame(Op.Auth, 0, Buffer.concat([clientNonce, proof(token, 'client', serverNonce, clientNonce), proof(token, 'run', serverNonce, clientNonce, runId)])));
+              socket.write(
+                frame(
+                  Op.Auth,
+                  0,
+                  Buffer.concat([clientNonce, proof(token, 'client', serverNonce, clientNonce), proof(token, 'run', serverNonce, clientNonce, runId)]),
+                ),
+              );
             } else if (f.op === Op.Welcome && serverNonce) {
               if (f.payload.length !== 32 || !crypto().timingSafeEqual(f.payload, proof(token, 'server', serverNonce, clientNonce, runId))) {
                 return fail(new StoreError(`TcpStore.connect: ${host}:${port} does not know the shared token`));
@@ -260,7 +313,8 @@ export class TcpStore {
     else throw new TypeError(`${call}: value must be a string or a Uint8Array`);
     const t = this.timeoutOf(call, options);
     const k = encodeKey(key);
-    if (k.length + v.length > this.maxMessageBytes) throw new RangeError(`${call}: a ${v.length}-byte value exceeds the message limit of ${this.maxMessageBytes} bytes`);
+    if (k.length + v.length > this.maxMessageBytes)
+      throw new RangeError(`${call}: a ${v.length}-byte value exceeds the message limit of ${this.maxMessageBytes} bytes`);
     await this.send(call, Op.Set, Buffer.concat([k, v]), t);
   }
 
@@ -289,7 +343,8 @@ export class TcpStore {
   async add(key: string, delta: number | bigint = 1, options: RequestOptions = {}): Promise<number> {
     const call = 'TcpStore.add';
     checkKey(call, key);
-    if (!(typeof delta === 'bigint' || Number.isSafeInteger(delta))) throw new TypeError(`${call}: delta must be a safe integer or a bigint, got ${String(delta)}`);
+    if (!(typeof delta === 'bigint' || Number.isSafeInteger(delta)))
+      throw new TypeError(`${call}: delta must be a safe integer or a bigint, got ${String(delta)}`);
     const t = this.timeoutOf(call, options);
     const d = Buffer.allocUnsafe(8);
     d.writeBigInt64BE(BigInt.asIntN(64, BigInt(delta)));
@@ -354,7 +409,8 @@ export class TcpStore {
   async barrier(name = 'default', options: { timeoutMs?: number; size?: number } = {}): Promise<void> {
     const call = 'TcpStore.barrier';
     const size = options.size ?? this.size;
-    if (size === undefined || !Number.isInteger(size) || size < 1) throw new TypeError(`${call}: the number of processes is unknown: pass { size } here or to connect()`);
+    if (size === undefined || !Number.isInteger(size) || size < 1)
+      throw new TypeError(`${call}: the number of processes is unknown: pass { size } here or to connect()`);
     if (typeof name !== 'string' || name.length === 0) throw new TypeError(`${call}: name must be a non-empty string`);
     const t = this.timeoutOf(call, options);
     const deadline = performance.now() + t;
@@ -412,7 +468,11 @@ export class TcpStore {
       if (timeoutMs !== Infinity) {
         p.timer = longTimeout(() => {
           this.pending.delete(id);
-          reject(new StoreTimeoutError(`${call}: no answer from the store within ${timeoutMs} ms + ${ANSWER_SLACK_MS} ms: the serving process is stopped, hung or unreachable`));
+          reject(
+            new StoreTimeoutError(
+              `${call}: no answer from the store within ${timeoutMs} ms + ${ANSWER_SLACK_MS} ms: the serving process is stopped, hung or unreachable`,
+            ),
+          );
         }, timeoutMs + ANSWER_SLACK_MS);
       }
       this.pending.set(id, p);

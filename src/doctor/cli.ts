@@ -30,7 +30,14 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
       environment: {},
       runtime,
       kernelCache,
-      problems: [{ severity: 'error', message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`, fix: koffiFix(e) }, ...problems],
+      problems: [
+        {
+          severity: 'error',
+          message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`,
+          fix: koffiFix(e),
+        },
+        ...problems,
+      ],
       usable: false,
     };
   }
@@ -62,7 +69,11 @@ function koffiFix(e: unknown): string {
 }
 
 /** Runs the doctor with `argv` (after `doctor`), writes to stdout/stderr and returns the exit status. */
-export function main(argv: string[] = process.argv.slice(2), out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): number {
+export function main(
+  argv: string[] = process.argv.slice(2),
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  err: (s: string) => void = (s) => process.stderr.write(s),
+): number {
   const json = argv.includes('--json');
   const unknown = argv.filter((a) => a !== '--json');
   if (unknown.includes('--help') || unknown.includes('-h')) {

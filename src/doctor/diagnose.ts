@@ -3,15 +3,28 @@ import type { DoctorReport, DriverFinding, GpuFinding, LibraryFinding, Problem, 
 
 /** What the library of each module is called in NVIDIA's packages, for the fixes. */
 const PACKAGE_HINT: Record<string, string> = {
-  runtime: 'cuda-cudart', nvrtc: 'cuda-nvrtc', nvjitlink: 'libnvjitlink', nvfatbin: 'libnvfatbin', cublas: 'libcublas',
-  cublaslt: 'libcublas', curand: 'libcurand', cufft: 'libcufft', cusparse: 'libcusparse', cusolver: 'libcusolver',
-  cupti: 'cuda-cupti', cufile: 'libcufile', cudnn: 'cudnn', nccl: 'libnccl',
+  runtime: 'cuda-cudart',
+  nvrtc: 'cuda-nvrtc',
+  nvjitlink: 'libnvjitlink',
+  nvfatbin: 'libnvfatbin',
+  cublas: 'libcublas',
+  cublaslt: 'libcublas',
+  curand: 'libcurand',
+  cufft: 'libcufft',
+  cusparse: 'libcusparse',
+  cusolver: 'libcusolver',
+  cupti: 'cuda-cupti',
+  cufile: 'libcufile',
+  cudnn: 'cudnn',
+  nccl: 'libnccl',
 };
 
 /** Fixes for the statuses cuInit commonly returns on a machine that is not set up. */
 const INIT_FIXES: Record<string, string> = {
-  CUDA_ERROR_NO_DEVICE: 'no GPU is visible: check `nvidia-smi`; in a container run it with the GPUs passed in (`docker run --gpus all`); check CUDA_VISIBLE_DEVICES',
-  CUDA_ERROR_INSUFFICIENT_DRIVER: 'the kernel module is older than libcuda: reboot after a driver update, or reinstall one driver version (user-space library and kernel module must match)',
+  CUDA_ERROR_NO_DEVICE:
+    'no GPU is visible: check `nvidia-smi`; in a container run it with the GPUs passed in (`docker run --gpus all`); check CUDA_VISIBLE_DEVICES',
+  CUDA_ERROR_INSUFFICIENT_DRIVER:
+    'the kernel module is older than libcuda: reboot after a driver update, or reinstall one driver version (user-space library and kernel module must match)',
   CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: 'libcuda and the kernel module are different driver versions: reinstall the driver or reboot after updating it',
   CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: 'the forward-compatibility libcuda does not support this GPU: remove the cuda-compat library from the search path',
   CUDA_ERROR_NOT_PERMITTED: 'the process may not use the GPU: check the permissions of /dev/nvidia*',
@@ -29,19 +42,31 @@ function driverProblems(driver: DriverFinding, gpus: GpuFinding[], releases: Rel
   const needs = newest?.minDriver ? `≥ ${newest.minDriver}` : 'a recent one';
   if (!driver.found) {
     if (env.CUDA_TS_DRIVER_LIBRARY !== undefined) {
-      return [{ severity: 'error', message: `the CUDA driver library did not load: ${driver.error ?? 'unknown reason'}`, fix: 'point CUDA_TS_DRIVER_LIBRARY at libcuda.so.1 (find it with `ldconfig -p | grep libcuda`), or unset it' }];
+      return [
+        {
+          severity: 'error',
+          message: `the CUDA driver library did not load: ${driver.error ?? 'unknown reason'}`,
+          fix: 'point CUDA_TS_DRIVER_LIBRARY at libcuda.so.1 (find it with `ldconfig -p | grep libcuda`), or unset it',
+        },
+      ];
     }
-    return [{
-      severity: 'error',
-      message: 'no CUDA driver: libcuda.so.1 was not found (the toolkit does not contain it; it comes with the NVIDIA driver)',
-      fix: `install the NVIDIA driver (${needs} for the ${newest?.release ?? 'newest'} bindings) on a machine with an NVIDIA GPU; in a container, start it with the NVIDIA Container Toolkit (\`docker run --gpus all\`); or set CUDA_TS_DRIVER_LIBRARY to libcuda.so.1's path`,
-    }];
+    return [
+      {
+        severity: 'error',
+        message: 'no CUDA driver: libcuda.so.1 was not found (the toolkit does not contain it; it comes with the NVIDIA driver)',
+        fix: `install the NVIDIA driver (${needs} for the ${newest?.release ?? 'newest'} bindings) on a machine with an NVIDIA GPU; in a container, start it with the NVIDIA Container Toolkit (\`docker run --gpus all\`); or set CUDA_TS_DRIVER_LIBRARY to libcuda.so.1's path`,
+      },
+    ];
   }
   const out: Problem[] = [];
   if (driver.error) out.push(unusableDriver(driver));
   if (driver.initStatus !== undefined && driver.initStatus !== 0) {
     const name = driver.initError ?? `status ${driver.initStatus}`;
-    out.push({ severity: 'error', message: `cuInit failed: ${name} (${driver.initStatus})`, fix: INIT_FIXES[name] ?? 'check `nvidia-smi`; the status name above is the driver\'s reason' });
+    out.push({
+      severity: 'error',
+      message: `cuInit failed: ${name} (${driver.initStatus})`,
+      fix: INIT_FIXES[name] ?? "check `nvidia-smi`; the status name above is the driver's reason",
+    });
   } else if (driver.initStatus === 0 && gpus.length === 0) {
     out.push({ severity: 'error', message: 'the driver initialised but reports no GPU', fix: 'check CUDA_VISIBLE_DEVICES and `nvidia-smi`' });
   }
@@ -71,8 +96,14 @@ function unusableDriver(driver: DriverFinding): Problem {
   const message = `the driver library at ${driver.path} is not usable: ${driver.error}`;
   if (driver.how !== '$CUDA_TS_DRIVER_LIBRARY') return { severity: 'error', message, fix: 'reinstall the NVIDIA driver' };
   const file = (driver.path ?? '').split('/').pop() ?? '';
-  const what = /^libcudart\b/.test(file) ? `${file} is the CUDA runtime (CUDA_TS_RUNTIME_LIBRARY names that one), not the driver` : `${file} is not the CUDA driver`;
-  return { severity: 'error', message, fix: `${what}: point CUDA_TS_DRIVER_LIBRARY at libcuda.so.1 (find it with \`ldconfig -p | grep libcuda\`), or unset it` };
+  const what = /^libcudart\b/.test(file)
+    ? `${file} is the CUDA runtime (CUDA_TS_RUNTIME_LIBRARY names that one), not the driver`
+    : `${file} is not the CUDA driver`;
+  return {
+    severity: 'error',
+    message,
+    fix: `${what}: point CUDA_TS_DRIVER_LIBRARY at libcuda.so.1 (find it with \`ldconfig -p | grep libcuda\`), or unset it`,
+  };
 }
 
 function libraryProblems(libraries: LibraryFinding[], driverFound: boolean): Problem[] {
@@ -80,7 +111,11 @@ function libraryProblems(libraries: LibraryFinding[], driverFound: boolean): Pro
   for (const lib of libraries) {
     if (!lib.error) continue;
     if (lib.error.startsWith(`$${lib.env}`)) {
-      out.push({ severity: 'error', message: `${lib.module}: ${lib.error}`, fix: `point ${lib.env} at the ${lib.sonames[0]} file, or unset it to search the usual places` });
+      out.push({
+        severity: 'error',
+        message: `${lib.module}: ${lib.error}`,
+        fix: `point ${lib.env} at the ${lib.sonames[0]} file, or unset it to search the usual places`,
+      });
     }
   }
   // The objects layer compiles kernels with NVRTC: say so when a driver is here and NVRTC is not.
@@ -105,12 +140,20 @@ function environmentProblems(env: Record<string, string>, libraries: LibraryFind
   }
   for (const name of missingPaths) {
     if (env[name]) {
-      out.push({ severity: 'warning', message: `${name}=${env[name]} does not exist`, fix: `set ${name} to a CUDA toolkit folder (the one holding lib64/), or unset it` });
+      out.push({
+        severity: 'warning',
+        message: `${name}=${env[name]} does not exist`,
+        fix: `set ${name} to a CUDA toolkit folder (the one holding lib64/), or unset it`,
+      });
     }
   }
   const visible = env.CUDA_VISIBLE_DEVICES;
   if (visible !== undefined && (visible.trim() === '' || visible.trim() === '-1')) {
-    out.push({ severity: 'warning', message: `CUDA_VISIBLE_DEVICES="${visible}" hides every GPU`, fix: 'unset CUDA_VISIBLE_DEVICES, or list the GPUs to use (`0,1`)' });
+    out.push({
+      severity: 'warning',
+      message: `CUDA_VISIBLE_DEVICES="${visible}" hides every GPU`,
+      fix: 'unset CUDA_VISIBLE_DEVICES, or list the GPUs to use (`0,1`)',
+    });
   }
   return out;
 }
@@ -126,8 +169,17 @@ export function diagnose(report: Omit<DoctorReport, 'problems' | 'usable'>, miss
     ...environmentProblems(report.environment, report.libraries, missingPaths),
   ];
   if (report.releases.length === 0) {
-    problems.unshift({ severity: 'error', message: 'no bindings found next to cuda-ts (generated/ is empty or unreadable)', fix: 'reinstall cuda-ts, or run `npm run gen` in a clone' });
+    problems.unshift({
+      severity: 'error',
+      message: 'no bindings found next to cuda-ts (generated/ is empty or unreadable)',
+      fix: 'reinstall cuda-ts, or run `npm run gen` in a clone',
+    });
   }
-  const usable = report.driver.found && report.driver.initStatus === 0 && report.gpus.length > 0 && runnable(report.releases).length > 0 && !problems.some((p) => p.severity === 'error');
+  const usable =
+    report.driver.found &&
+    report.driver.initStatus === 0 &&
+    report.gpus.length > 0 &&
+    runnable(report.releases).length > 0 &&
+    !problems.some((p) => p.severity === 'error');
   return { problems, usable };
 }

@@ -1,6 +1,16 @@
 // The doctor's view of the JavaScript side: which runtime runs it, which FFI the bindings call C
 // through there, and the on-disk kernel cache (its place and size).
-import { bunFfiUnavailableReason, defaultFfi, denoFfiUnavailableReason, FFI_BACKENDS, jsRuntime, jsRuntimeVersion, nodeFfiUnavailableReason, type FfiBackend, type JsRuntime } from '../../support';
+import {
+  bunFfiUnavailableReason,
+  defaultFfi,
+  denoFfiUnavailableReason,
+  FFI_BACKENDS,
+  jsRuntime,
+  jsRuntimeVersion,
+  nodeFfiUnavailableReason,
+  type FfiBackend,
+  type JsRuntime,
+} from '../../support';
 import { kernelCacheStats } from '../kernel-cache';
 import type { Problem } from './report';
 
@@ -54,7 +64,9 @@ export function probeRuntime(env: NodeJS.ProcessEnv = process.env): { runtime: R
     if (why) {
       runtime.ffiUnavailable = why;
       const asked = env.CUDA_TS_FFI ? `CUDA_TS_FFI=${runtime.ffi}` : `the default FFI here (${runtime.ffi})`;
-      const fix = env.CUDA_TS_FFI ? 'unset CUDA_TS_FFI (the default is the runtime\'s own FFI under Bun and Deno, koffi under Node)' : 'see the message: nothing needs changing where koffi works';
+      const fix = env.CUDA_TS_FFI
+        ? "unset CUDA_TS_FFI (the default is the runtime's own FFI under Bun and Deno, koffi under Node)"
+        : 'see the message: nothing needs changing where koffi works';
       problems.push({ severity: 'warning', message: `${asked} cannot be used: ${why}; every function is called through koffi`, fix });
     }
   } else {
@@ -80,7 +92,9 @@ export function formatRuntime(runtime: RuntimeFinding | undefined, cache: Kernel
   const lines: string[] = [];
   if (runtime) {
     lines.push('', 'Runtime');
-    const ffi = runtime.ffi ? `FFI ${FFI_NAMES[runtime.ffi]}${runtime.ffiUnavailable ? ` unavailable (${runtime.ffiUnavailable}): koffi` : ''}` : `FFI koffi (${runtime.ffiUnavailable})`;
+    const ffi = runtime.ffi
+      ? `FFI ${FFI_NAMES[runtime.ffi]}${runtime.ffiUnavailable ? ` unavailable (${runtime.ffiUnavailable}): koffi` : ''}`
+      : `FFI koffi (${runtime.ffiUnavailable})`;
     const fallback = runtime.ffi && runtime.ffi !== 'koffi' && !runtime.ffiUnavailable ? ', koffi for what it cannot express' : '';
     lines.push(`  ${RUNTIME_NAMES[runtime.name]} ${runtime.version}, ${ffi}${fallback}`);
   }

@@ -20,7 +20,9 @@ export function generatedRoot(): string {
 
 /** The binder specs of every module of every release under `root`, newest release first. */
 export function installedBindings(root = generatedRoot()): { release: string; specs: BinderSpec[] }[] {
-  const releases = safeList(root).filter((r) => /^\d+\.\d+$/.test(r)).sort(byVersionDescending);
+  const releases = safeList(root)
+    .filter((r) => /^\d+\.\d+$/.test(r))
+    .sort(byVersionDescending);
   return releases.map((release) => {
     const specs: BinderSpec[] = [];
     for (const module of safeList(join(root, release))) {
@@ -109,7 +111,9 @@ export function findLibrary(spec: BinderSpec, env: NodeJS.ProcessEnv = process.e
   }
   // Files that exist but fail to load say most (a wrong architecture, a missing dependency).
   const fileFailure = tried.find((t) => t.startsWith('/'));
-  return { error: `none of ${spec.sonames.join(', ')} could be loaded${fileFailure ? `; ${fileFailure}` : ' (not in the system loader\'s path nor in any place searched)'}` };
+  return {
+    error: `none of ${spec.sonames.join(', ')} could be loaded${fileFailure ? `; ${fileFailure}` : " (not in the system loader's path nor in any place searched)"}`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -241,7 +245,14 @@ const CU_DEVICE_ATTRIBUTE = { multiprocessors: 16, pciBus: 33, pciDevice: 34, pc
 
 /** The driver found through the newest release's driver spec, initialised, and its GPUs. */
 export function probeDriver(spec: BinderSpec | undefined, env: NodeJS.ProcessEnv = process.env): { driver: DriverFinding; gpus: GpuFinding[] } {
-  const fallback: BinderSpec = { module: 'driver', sonames: ['libcuda.so.1', 'libcuda.so'], env: 'CUDA_TS_DRIVER_LIBRARY', cudaVersion: '', cudaVersionNumber: 0, resolve: 'procAddress' };
+  const fallback: BinderSpec = {
+    module: 'driver',
+    sonames: ['libcuda.so.1', 'libcuda.so'],
+    env: 'CUDA_TS_DRIVER_LIBRARY',
+    cudaVersion: '',
+    cudaVersionNumber: 0,
+    resolve: 'procAddress',
+  };
   const found = findLibrary(spec ?? fallback, env);
   if (!found.lib) return { driver: { found: false, error: found.error, ...(found.how ? { how: found.how } : {}) }, gpus: [] };
   const lib = found.lib;
@@ -313,8 +324,20 @@ function pciBusId(domain: number, bus: number, device: number): string {
  * NVML's driver version and, per GPU matched by PCI bus id (or by order), MIG and persistence modes.
  * Mutates `gpus` and `driver`; returns NVML's own version or why it is unavailable.
  */
-export function probeNvml(spec: BinderSpec | undefined, driver: DriverFinding, gpus: GpuFinding[], env: NodeJS.ProcessEnv = process.env): { version?: string; error?: string } {
-  const fallback: BinderSpec = { module: 'nvml', sonames: ['libnvidia-ml.so.1'], env: 'CUDA_TS_NVML_LIBRARY', cudaVersion: '', cudaVersionNumber: 0, resolve: 'symbol' };
+export function probeNvml(
+  spec: BinderSpec | undefined,
+  driver: DriverFinding,
+  gpus: GpuFinding[],
+  env: NodeJS.ProcessEnv = process.env,
+): { version?: string; error?: string } {
+  const fallback: BinderSpec = {
+    module: 'nvml',
+    sonames: ['libnvidia-ml.so.1'],
+    env: 'CUDA_TS_NVML_LIBRARY',
+    cudaVersion: '',
+    cudaVersionNumber: 0,
+    resolve: 'symbol',
+  };
   const found = findLibrary(spec ?? fallback, env);
   if (!found.lib) return { error: found.error };
   const lib = found.lib;
@@ -374,7 +397,19 @@ export function environmentOverrides(env: NodeJS.ProcessEnv = process.env): Reco
   const names = Object.keys(env).filter(
     (k) =>
       k.startsWith('CUDA_TS_') ||
-      ['CUDA_HOME', 'CUDA_PATH', 'LD_LIBRARY_PATH', 'CONDA_PREFIX', 'VIRTUAL_ENV', 'PYTHONPATH', 'CUDA_VISIBLE_DEVICES', 'CUDA_DEVICE_ORDER', 'CUDA_API_PER_THREAD_DEFAULT_STREAM', 'CUDA_MODULE_LOADING', 'NVIDIA_VISIBLE_DEVICES'].includes(k),
+      [
+        'CUDA_HOME',
+        'CUDA_PATH',
+        'LD_LIBRARY_PATH',
+        'CONDA_PREFIX',
+        'VIRTUAL_ENV',
+        'PYTHONPATH',
+        'CUDA_VISIBLE_DEVICES',
+        'CUDA_DEVICE_ORDER',
+        'CUDA_API_PER_THREAD_DEFAULT_STREAM',
+        'CUDA_MODULE_LOADING',
+        'NVIDIA_VISIBLE_DEVICES',
+      ].includes(k),
   );
   return Object.fromEntries(names.sort().map((k) => [k, env[k] ?? '']));
 }
@@ -382,7 +417,10 @@ export function environmentOverrides(env: NodeJS.ProcessEnv = process.env): Reco
 /** The version of the cuda-ts package this file belongs to. */
 export function cudaTsVersion(): string | undefined {
   // src/doctor → the repository; dist/src/doctor → the installed package.
-  for (const up of [['..', '..'], ['..', '..', '..']]) {
+  for (const up of [
+    ['..', '..'],
+    ['..', '..', '..'],
+  ]) {
     try {
       const pkg = JSON.parse(readFileSync(join(__dirname, ...up, 'package.json'), 'utf8')) as { name?: string; version?: string };
       if (pkg.name === 'cuda-ts' && pkg.version) return pkg.version;

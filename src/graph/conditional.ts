@@ -4,7 +4,6 @@ import * as drv from '../driver';
 import type { Graph } from './graph';
 import type { GraphNode } from './nodes';
 
-
 /**
  * A conditional handle (cuGraphConditionalHandleCreate) of a graph: its value decides whether (if),
  * how often (while) or which body (switch) a conditional node runs. Device code sets it with
@@ -32,4 +31,8 @@ export interface ConditionalNode {
 }
 
 /** The CUgraphConditionalNodeType of each kind of conditional node. */
-export const COND_TYPES = { if: drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_IF, while: drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_WHILE, switch: drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_SWITCH } as const;
+export const COND_TYPES = {
+  if: drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_IF,
+  while: drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_WHILE,
+  switch: drv.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_SWITCH,
+} as const;

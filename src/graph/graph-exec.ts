@@ -12,8 +12,25 @@ import { Stream, toStream, type StreamLike } from '../stream';
 import type { Event } from '../event';
 import type { Graph } from './graph';
 import {
-  NT, checkEvent, checkFn, checkGraph, checkKernel, checkNode, encodeMemcpy, encodeMemset, holdKernelNode, hostNodeParams, graphBrand, nodeOwners,
-  registerHostFn, settleHostNodes, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions, type GraphMemsetOptions, type GraphNode,
+  NT,
+  checkEvent,
+  checkFn,
+  checkGraph,
+  checkKernel,
+  checkNode,
+  encodeMemcpy,
+  encodeMemset,
+  holdKernelNode,
+  hostNodeParams,
+  graphBrand,
+  nodeOwners,
+  registerHostFn,
+  settleHostNodes,
+  type GraphAllocation,
+  type GraphCopyEndpoint,
+  type GraphCopyOptions,
+  type GraphMemsetOptions,
+  type GraphNode,
 } from './nodes';
 
 /**
@@ -89,7 +106,10 @@ export class GraphExec extends Resource {
   }
 
   private ofType(where: string, n: GraphNode, ...types: drv.CUgraphNodeType[]): void {
-    if (!types.includes(n.type)) throw new TypeError(`${where}: the node is a ${drv.CUgraphNodeType[n.type] ?? n.type} node, not ${types.map((t) => drv.CUgraphNodeType[t]).join(' or ')}`);
+    if (!types.includes(n.type))
+      throw new TypeError(
+        `${where}: the node is a ${drv.CUgraphNodeType[n.type] ?? n.type} node, not ${types.map((t) => drv.CUgraphNodeType[t]).join(' or ')}`,
+      );
   }
 
   /**
@@ -152,7 +172,13 @@ export class GraphExec extends Resource {
     const n = this.ownNode(where, node);
     this.ofType(where, n, NT.CU_GRAPH_NODE_TYPE_EVENT_RECORD, NT.CU_GRAPH_NODE_TYPE_WAIT_EVENT);
     const ev = checkEvent(where, event, this.context);
-    drv.call(this.context, n.type === NT.CU_GRAPH_NODE_TYPE_EVENT_RECORD ? 'cuGraphExecEventRecordNodeSetEvent' : 'cuGraphExecEventWaitNodeSetEvent', this.handle, n.handle, ev.handle);
+    drv.call(
+      this.context,
+      n.type === NT.CU_GRAPH_NODE_TYPE_EVENT_RECORD ? 'cuGraphExecEventRecordNodeSetEvent' : 'cuGraphExecEventWaitNodeSetEvent',
+      this.handle,
+      n.handle,
+      ev.handle,
+    );
     this.core.hold(ev.core);
   }
 

@@ -26,8 +26,26 @@ import { takeHolder, type CaptureHolder } from './capture';
 import { COND_TYPES, GraphConditional, type ConditionalNode } from './conditional';
 import { GraphExec } from './graph-exec';
 import {
-  NT, allocations, checkEvent, checkFn, checkGraph, checkKernel, checkNode, encodeMemcpy, encodeMemset, graphBrand, holdKernelNode,
-  hostNodeParams, isAllocation, nodeOwners, optionsObject, registerHostFn, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions, type GraphMemsetOptions,
+  NT,
+  allocations,
+  checkEvent,
+  checkFn,
+  checkGraph,
+  checkKernel,
+  checkNode,
+  encodeMemcpy,
+  encodeMemset,
+  graphBrand,
+  holdKernelNode,
+  hostNodeParams,
+  isAllocation,
+  nodeOwners,
+  optionsObject,
+  registerHostFn,
+  type GraphAllocation,
+  type GraphCopyEndpoint,
+  type GraphCopyOptions,
+  type GraphMemsetOptions,
   type GraphNode,
 } from './nodes';
 
@@ -68,7 +86,11 @@ export class Graph extends Resource {
   private constructor(handle: drv.CUgraph, context: Context, holder?: CaptureHolder, owner?: Graph) {
     // A conditional body is owned by its node: nothing to destroy, and nothing keeps its owner alive
     // (every call checks the owner instead, so a closed owner makes its bodies unusable).
-    super(owner ? 'Graph (conditional body)' : 'Graph', owner ? undefined : () => whenNoHostFuncs(() => drv.release(context, 'cuGraphDestroy', handle)), owner ? undefined : [context]);
+    super(
+      owner ? 'Graph (conditional body)' : 'Graph',
+      owner ? undefined : () => whenNoHostFuncs(() => drv.release(context, 'cuGraphDestroy', handle)),
+      owner ? undefined : [context],
+    );
     this.handle = handle;
     this.context = context;
     this.owner = owner ?? this;
@@ -108,7 +130,8 @@ export class Graph extends Resource {
    * @param context The context the graph belongs to (default: the current one).
    */
   static adopt(handle: drv.CUgraph, context?: Context): Graph {
-    if (typeof handle !== 'number' || !Number.isSafeInteger(handle) || handle <= 0) throw new TypeError(`Graph.adopt: handle must be a CUgraph handle (a positive safe integer), got ${describe(handle)}`);
+    if (typeof handle !== 'number' || !Number.isSafeInteger(handle) || handle <= 0)
+      throw new TypeError(`Graph.adopt: handle must be a CUgraph handle (a positive safe integer), got ${describe(handle)}`);
     return new Graph(handle, contextOf(context, 'Graph.adopt: context'), takeHolder(handle));
   }
 
@@ -120,7 +143,11 @@ export class Graph extends Resource {
    * @param fn Enqueues the work to capture on the stream it is given; synchronous.
    * @param mode Which CUDA calls of other threads the capture forbids: a CUstreamCaptureMode; default CU_STREAM_CAPTURE_MODE_THREAD_LOCAL.
    */
-  static capture(stream: Stream, fn: (stream: Stream) => void, mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL): Graph {
+  static capture(
+    stream: Stream,
+    fn: (stream: Stream) => void,
+    mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+  ): Graph {
     if (!(stream instanceof Stream)) throw new TypeError(`Graph.capture: stream must be a Stream, got ${describe(stream)}`);
     if (typeof fn !== 'function') throw new TypeError(`Graph.capture: fn must be a function, got ${describe(fn)}`);
     stream.beginCapture(mode);
@@ -140,7 +167,11 @@ export class Graph extends Resource {
    * @param fn Enqueues the work to capture on the stream it is given, awaiting between enqueues.
    * @param mode A CUstreamCaptureMode; default CU_STREAM_CAPTURE_MODE_RELAXED (the event loop may run other code meanwhile).
    */
-  static async captureAsync(stream: Stream, fn: (stream: Stream) => Promise<void>, mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED): Promise<Graph> {
+  static async captureAsync(
+    stream: Stream,
+    fn: (stream: Stream) => Promise<void>,
+    mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED,
+  ): Promise<Graph> {
     if (!(stream instanceof Stream)) throw new TypeError(`Graph.captureAsync: stream must be a Stream, got ${describe(stream)}`);
     if (typeof fn !== 'function') throw new TypeError(`Graph.captureAsync: fn must be a function, got ${describe(fn)}`);
     stream.beginCapture(mode);
@@ -348,7 +379,8 @@ export class Graph extends Resource {
     const where = 'Graph.addMemFreeNode';
     this.check();
     const deps = this.deps(where, dependencies);
-    if (!isAllocation(allocation)) throw new TypeError(`${where}: allocation must be a GraphAllocation (from Graph.addMemAllocNode), got ${describe(allocation)}`);
+    if (!isAllocation(allocation))
+      throw new TypeError(`${where}: allocation must be a GraphAllocation (from Graph.addMemAllocNode), got ${describe(allocation)}`);
     drv.call(this.context, 'cuGraphAddMemFreeNode', drv.out64, this.handle, deps, deps?.length ?? 0, allocation.address);
     return this.node(drv.outNumber(), NT.CU_GRAPH_NODE_TYPE_MEM_FREE);
   }
@@ -363,9 +395,18 @@ export class Graph extends Resource {
     this.check();
     const o = optionsObject(where, options, ['defaultValue']);
     const dflt = o.defaultValue;
-    if (dflt !== undefined && (typeof dflt !== 'number' || !Number.isInteger(dflt) || dflt < 0 || dflt > 0xffffffff)) throw new RangeError(`${where}: defaultValue must be a 32-bit unsigned integer, got ${describe(dflt)}`);
+    if (dflt !== undefined && (typeof dflt !== 'number' || !Number.isInteger(dflt) || dflt < 0 || dflt > 0xffffffff))
+      throw new RangeError(`${where}: defaultValue must be a 32-bit unsigned integer, got ${describe(dflt)}`);
     const value = new BigUint64Array(1);
-    drv.call(this.context, 'cuGraphConditionalHandleCreate', value, this.handle, this.context.handle, dflt ?? 0, dflt === undefined ? 0 : drv.CU_GRAPH_COND_ASSIGN_DEFAULT);
+    drv.call(
+      this.context,
+      'cuGraphConditionalHandleCreate',
+      value,
+      this.handle,
+      this.context.handle,
+      dflt ?? 0,
+      dflt === undefined ? 0 : drv.CU_GRAPH_COND_ASSIGN_DEFAULT,
+    );
     return new GraphConditional(value[0], this, dflt as number | undefined);
   }
 
@@ -384,11 +425,13 @@ export class Graph extends Resource {
     const where = 'Graph.addConditionalNode';
     this.check();
     const deps = this.deps(where, dependencies);
-    if (!(conditional instanceof GraphConditional)) throw new TypeError(`${where}: conditional must be a GraphConditional (from Graph.createConditional), got ${describe(conditional)}`);
+    if (!(conditional instanceof GraphConditional))
+      throw new TypeError(`${where}: conditional must be a GraphConditional (from Graph.createConditional), got ${describe(conditional)}`);
     if (conditional.graph !== this) throw new TypeError(`${where}: the conditional handle was created in another graph`);
     if (!Object.prototype.hasOwnProperty.call(COND_TYPES, type)) throw new TypeError(`${where}: type must be 'if', 'while' or 'switch', got ${describe(type)}`);
     const maxSize = type === 'while' ? 1 : type === 'if' ? 2 : 0xffff;
-    if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > maxSize) throw new RangeError(`${where}: size must be an integer from 1 to ${maxSize} for '${type}', got ${describe(size)}`);
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > maxSize)
+      throw new RangeError(`${where}: size must be an integer from 1 to ${maxSize} for '${type}', got ${describe(size)}`);
     const params = new Uint8Array(256); // CUgraphNodeParams
     const dv = new DataView(params.buffer);
     dv.setInt32(0, NT.CU_GRAPH_NODE_TYPE_CONDITIONAL, true);
@@ -411,7 +454,11 @@ export class Graph extends Resource {
    * @param conditional The conditional handle (from createConditional) whose value picks what runs.
    * @param options `else`: true adds an else body, run when the handle is zero (CUDA 12.8+; default false).
    */
-  addIfNode(dependencies: readonly GraphNode[], conditional: GraphConditional, options: { else?: boolean } = {}): { node: GraphNode; then: Graph; else: Graph | undefined } {
+  addIfNode(
+    dependencies: readonly GraphNode[],
+    conditional: GraphConditional,
+    options: { else?: boolean } = {},
+  ): { node: GraphNode; then: Graph; else: Graph | undefined } {
     const o = optionsObject('Graph.addIfNode', options, ['else']);
     if (o.else !== undefined && typeof o.else !== 'boolean') throw new TypeError(`Graph.addIfNode: else must be a boolean, got ${describe(o.else)}`);
     const { node, bodies } = this.addConditionalNode(dependencies, conditional, 'if', o.else ? 2 : 1);
@@ -487,7 +534,8 @@ export class Graph extends Resource {
    */
   writeDot(path: string, options: { verbose?: boolean } = {}): void {
     this.check();
-    if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) throw new TypeError(`Graph.writeDot: path must be a non-empty string, got ${describe(path)}`);
+    if (typeof path !== 'string' || path.length === 0 || path.includes('\0'))
+      throw new TypeError(`Graph.writeDot: path must be a non-empty string, got ${describe(path)}`);
     const o = optionsObject('Graph.writeDot', options, ['verbose']);
     if (o.verbose !== undefined && typeof o.verbose !== 'boolean') throw new TypeError(`Graph.writeDot: verbose must be a boolean, got ${describe(o.verbose)}`);
     drv.call(this.context, 'cuGraphDebugDotPrint', this.handle, path, o.verbose ? drv.CUgraphDebugDot_flags.CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE : 0);
@@ -556,7 +604,8 @@ export class Graph extends Resource {
     k.check();
     const cfg = config instanceof LaunchConfig ? config : new LaunchConfig(config);
     const pack = packFor(k, args, `graph kernel node ${k.name}`);
-    if (k.module.context !== this.context) throw new TypeError(`Graph.addKernelNode: the kernel belongs to ${String(k.module.context)}, the graph to ${String(this.context)}`);
+    if (k.module.context !== this.context)
+      throw new TypeError(`Graph.addKernelNode: the kernel belongs to ${String(k.module.context)}, the graph to ${String(this.context)}`);
     holdKernelNode(this.owner.core, k, args);
     drv.call(this.context, 'cuGraphAddKernelNode', drv.out64, this.handle, deps.length ? deps : null, deps.length, encodeKernelNodeParams(k, cfg, pack));
     return this.node(drv.outNumber(), drv.CUgraphNodeType.CU_GRAPH_NODE_TYPE_KERNEL);
@@ -569,7 +618,8 @@ export class Graph extends Resource {
   instantiate(flags = 0): GraphExec {
     this.check();
     if (this.owner !== this) throw new TypeError('Graph.instantiate: a conditional body runs as part of the graph that owns it: instantiate that graph');
-    if (!Number.isSafeInteger(flags) || flags < 0) throw new RangeError(`Graph.instantiate: flags must be a non-negative integer (CUgraphInstantiate_flags), got ${describe(flags)}`);
+    if (!Number.isSafeInteger(flags) || flags < 0)
+      throw new RangeError(`Graph.instantiate: flags must be a non-negative integer (CUgraphInstantiate_flags), got ${describe(flags)}`);
     drv.call(this.context, 'cuGraphInstantiateWithFlags', drv.out64, this.handle, flags);
     return new GraphExec(drv.outNumber() as drv.CUgraphExec, this);
   }

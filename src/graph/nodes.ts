@@ -153,8 +153,10 @@ export function encodeMemcpy(where: string, dst: unknown, src: unknown, options:
   if (srcOffset > s.byteLength) throw new RangeError(`${where}: srcOffset ${srcOffset} is past the end of the source (${s.byteLength} bytes)`);
   const n = o.byteLength === undefined ? s.byteLength - srcOffset : checkSize(`${where}: byteLength`, o.byteLength);
   if (n === 0) throw new RangeError(`${where}: nothing to copy (byteLength 0)`);
-  if (srcOffset + n > s.byteLength) throw new RangeError(`${where}: ${n} bytes from offset ${srcOffset} run past the end of the source (${s.byteLength} bytes)`);
-  if (dstOffset + n > d.byteLength) throw new RangeError(`${where}: ${n} bytes at offset ${dstOffset} run past the end of the destination (${d.byteLength} bytes)`);
+  if (srcOffset + n > s.byteLength)
+    throw new RangeError(`${where}: ${n} bytes from offset ${srcOffset} run past the end of the source (${s.byteLength} bytes)`);
+  if (dstOffset + n > d.byteLength)
+    throw new RangeError(`${where}: ${n} bytes at offset ${dstOffset} run past the end of the destination (${d.byteLength} bytes)`);
   const bytes = new Uint8Array(200);
   const dv = new DataView(bytes.buffer);
   dv.setInt32(32, s.kind, true);
@@ -174,13 +176,15 @@ export function encodeMemset(where: string, dst: unknown, value: unknown, option
   const width = o.width ?? 1;
   if (width !== 1 && width !== 2 && width !== 4) throw new RangeError(`${where}: width must be 1, 2 or 4, got ${describe(width)}`);
   const max = width === 4 ? 0xffffffff : width === 2 ? 0xffff : 0xff;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) throw new RangeError(`${where}: value must be an integer from 0 to ${max} (width ${width}), got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
+    throw new RangeError(`${where}: value must be an integer from 0 to ${max} (width ${width}), got ${describe(value)}`);
   const offset = o.offset === undefined ? 0 : checkSize(`${where}: offset`, o.offset);
   if (offset % width !== 0) throw new RangeError(`${where}: offset ${offset} is not a multiple of width ${width}`);
   if (offset > d.byteLength) throw new RangeError(`${where}: offset ${offset} is past the end (${d.byteLength} bytes)`);
   const count = o.count === undefined ? Math.floor((d.byteLength - offset) / width) : checkSize(`${where}: count`, o.count);
   if (count === 0) throw new RangeError(`${where}: nothing to set (count 0)`);
-  if (offset + count * width > d.byteLength) throw new RangeError(`${where}: ${count} elements of ${width} bytes at offset ${offset} run past the end (${d.byteLength} bytes)`);
+  if (offset + count * width > d.byteLength)
+    throw new RangeError(`${where}: ${count} elements of ${width} bytes at offset ${offset} run past the end (${d.byteLength} bytes)`);
   const bytes = new Uint8Array(40);
   const dv = new DataView(bytes.buffer);
   dv.setBigUint64(0, BigInt(d.address + offset), true);
@@ -223,7 +227,13 @@ export function holdKernelNode(core: Core, kernel: Kernel, args: readonly unknow
 }
 
 export function checkNode(where: string, node: unknown): GraphNode {
-  if (typeof node !== 'object' || node === null || typeof (node as GraphNode).handle !== 'number' || !Number.isSafeInteger((node as GraphNode).handle) || (node as GraphNode).handle <= 0) {
+  if (
+    typeof node !== 'object' ||
+    node === null ||
+    typeof (node as GraphNode).handle !== 'number' ||
+    !Number.isSafeInteger((node as GraphNode).handle) ||
+    (node as GraphNode).handle <= 0
+  ) {
     throw new TypeError(`${where}: node must be a GraphNode (from Graph.nodes() or addKernelNode), got ${describe(node)}`);
   }
   return node as GraphNode;
@@ -233,7 +243,6 @@ export function checkKernel(where: string, kernel: unknown): Kernel {
   if (!(kernel instanceof Kernel)) throw new TypeError(`${where}: kernel must be a Kernel, got ${describe(kernel)}`);
   return kernel;
 }
-
 
 /** Graph node handles this module made, per graph, so that a node of another graph is refused. */
 export const nodeOwners = new WeakMap<GraphNode, Graph>();

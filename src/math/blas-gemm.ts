@@ -40,9 +40,23 @@ export const GEMM_DEFAULT_ALGO = -1;
 /** The operand dtypes (A and B alike) and output dtypes each compute-type family takes (cuBLAS's GemmEx table). */
 const FAMILY_TYPES: Readonly<Record<string, readonly (readonly [DType, DType])[]>> = {
   '16F': [['f16', 'f16']],
-  '32F': [['f16', 'f16'], ['bf16', 'bf16'], ['f16', 'f32'], ['bf16', 'f32'], ['i8', 'f32'], ['f32', 'f32'], ['c64', 'c64']],
-  '32F_FAST': [['f32', 'f32'], ['c64', 'c64']],
-  '64F': [['f64', 'f64'], ['c128', 'c128']],
+  '32F': [
+    ['f16', 'f16'],
+    ['bf16', 'bf16'],
+    ['f16', 'f32'],
+    ['bf16', 'f32'],
+    ['i8', 'f32'],
+    ['f32', 'f32'],
+    ['c64', 'c64'],
+  ],
+  '32F_FAST': [
+    ['f32', 'f32'],
+    ['c64', 'c64'],
+  ],
+  '64F': [
+    ['f64', 'f64'],
+    ['c128', 'c128'],
+  ],
   '32I': [['i8', 'i32']],
 };
 
@@ -54,10 +68,18 @@ function family(c: ComputeType): string {
 /** The compute type GEMM uses on (ab, c) operands unless told: f32 accumulation for 16-bit and 8-bit floats, f64 for f64. */
 export function defaultComputeType(ab: DType, c: DType): ComputeType | undefined {
   switch (ab) {
-    case 'f16': case 'bf16': case 'f32': case 'c64': return '32F';
-    case 'f64': case 'c128': return '64F';
-    case 'i8': return c === 'i32' ? '32I' : '32F';
-    default: return undefined;
+    case 'f16':
+    case 'bf16':
+    case 'f32':
+    case 'c64':
+      return '32F';
+    case 'f64':
+    case 'c128':
+      return '64F';
+    case 'i8':
+      return c === 'i32' ? '32I' : '32F';
+    default:
+      return undefined;
   }
 }
 
@@ -161,12 +183,28 @@ export function isIntegerCompute(c: ComputeType): boolean {
 export function checkIntegerGemm(where: string, call: GemmCall): void {
   const [opA, opB] = call.swapped ? ['b', 'a'] : ['a', 'b'];
   if (call.transa !== 1 || call.transb !== 0) {
-    throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs K contiguous in a and b: op(a) row-major and op(b) column-major (a row-major a with transA 'N' or a column-major one with 'T'; a column-major b with transB 'N' or a row-major one with 'T'); the column-major call here would be ${OP_NAMES[call.transa]}${OP_NAMES[call.transb]}, cuBLAS takes only TN`);
+    throw new RangeError(
+      `${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs K contiguous in a and b: op(a) row-major and op(b) column-major (a row-major a with transA 'N' or a column-major one with 'T'; a column-major b with transB 'N' or a row-major one with 'T'); the column-major call here would be ${OP_NAMES[call.transa]}${OP_NAMES[call.transb]}, cuBLAS takes only TN`,
+    );
   }
-  const fours: [string, number][] = [[`the ld of ${opA}`, call.lda], [`the ld of ${opB}`, call.ldb], ['the ld of c', call.ldc], [call.swapped ? 'n (c\'s columns)' : 'm (c\'s rows)', call.m], ['k', call.k]];
-  for (const [name, v] of fours) if (v % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs ${name} to be a multiple of 4, got ${v}`);
-  const bytes: [string, number][] = [[opA, call.a], [opB, call.b], ['c', call.c], [`${opA}'s batch stride`, call.strideA], [`${opB}'s batch stride`, call.strideB]];
-  for (const [name, v] of bytes) if (v % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs ${name} to be a multiple of 4 bytes, got ${v}`);
+  const fours: [string, number][] = [
+    [`the ld of ${opA}`, call.lda],
+    [`the ld of ${opB}`, call.ldb],
+    ['the ld of c', call.ldc],
+    [call.swapped ? "n (c's columns)" : "m (c's rows)", call.m],
+    ['k', call.k],
+  ];
+  for (const [name, v] of fours)
+    if (v % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs ${name} to be a multiple of 4, got ${v}`);
+  const bytes: [string, number][] = [
+    [opA, call.a],
+    [opB, call.b],
+    ['c', call.c],
+    [`${opA}'s batch stride`, call.strideA],
+    [`${opB}'s batch stride`, call.strideB],
+  ];
+  for (const [name, v] of bytes)
+    if (v % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs ${name} to be a multiple of 4 bytes, got ${v}`);
 }
 
 const OP_NAMES = ['N', 'T', 'C'] as const;

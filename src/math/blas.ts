@@ -11,8 +11,32 @@ import { whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
 import type { DType, StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
-import { ScalarBox, StreamBoundResource, checkDType, createStream, cudaDataType, isComplex, optionsOf, resolveStream, type Complex, type Operand, type Scalar } from './common';
-import { CUBLAS_COMPUTE, GEMM_DEFAULT_ALGO, GemmCall, checkBatches, checkComputeType, checkIntegerGemm, defaultComputeType, gemmScaleType, isIntegerCompute, planGemm, type ComputeType } from './blas-gemm';
+import {
+  ScalarBox,
+  StreamBoundResource,
+  checkDType,
+  createStream,
+  cudaDataType,
+  isComplex,
+  optionsOf,
+  resolveStream,
+  type Complex,
+  type Operand,
+  type Scalar,
+} from './common';
+import {
+  CUBLAS_COMPUTE,
+  GEMM_DEFAULT_ALGO,
+  GemmCall,
+  checkBatches,
+  checkComputeType,
+  checkIntegerGemm,
+  defaultComputeType,
+  gemmScaleType,
+  isIntegerCompute,
+  planGemm,
+  type ComputeType,
+} from './blas-gemm';
 import { MatrixSlot, VectorSlot, checkTranspose, mappedOp, opCode, resolveMatrix, resolveVector, type Transpose } from './matrix';
 import { level1Name, LEVEL1_DTYPES, type Level1DType } from './blas-level1';
 
@@ -71,13 +95,26 @@ export class Blas extends StreamBoundResource {
   private readonly vy = new VectorSlot();
   private readonly call = new GemmCall();
   /** What gemm resolved last (this.call holds its plan): views, transposes, the typed function (undefined: plan again). */
-  private readonly memo: { a: unknown; b: unknown; c: unknown; tA: Transpose; tB: Transpose; real: boolean; fn: TypedGemm | undefined } = { a: undefined, b: undefined, c: undefined, tA: 'N', tB: 'N', real: true, fn: undefined };
+  private readonly memo: { a: unknown; b: unknown; c: unknown; tA: Transpose; tB: Transpose; real: boolean; fn: TypedGemm | undefined } = {
+    a: undefined,
+    b: undefined,
+    c: undefined,
+    tA: 'N',
+    tB: 'N',
+    real: true,
+    fn: undefined,
+  };
 
   private constructor(api: typeof cublas, handle: cublas.cublasHandle_t, stream: Stream) {
     const context = stream.context;
-    super('Blas', () => whenNoHostFuncs(() => {
-      if (context.bindForFree()) api.cublasDestroy(handle);
-    }), stream);
+    super(
+      'Blas',
+      () =>
+        whenNoHostFuncs(() => {
+          if (context.bindForFree()) api.cublasDestroy(handle);
+        }),
+      stream,
+    );
     this.api = api;
     this.handle = handle;
   }
@@ -132,7 +169,8 @@ export class Blas extends StreamBoundResource {
   }
 
   private checkBuffer(where: string, name: string, b: DeviceBuffer | undefined): void {
-    if (b !== undefined && b.context !== this.context) throw new TypeError(`${where}: ${name} belongs to ${String(b.context)}, the Blas to ${String(this.context)}`);
+    if (b !== undefined && b.context !== this.context)
+      throw new TypeError(`${where}: ${name} belongs to ${String(b.context)}, the Blas to ${String(this.context)}`);
   }
 
   /** Resolves c, a and b (a and b preferring c's order where both fit) and checks contexts and dtypes. */
@@ -265,7 +303,27 @@ export class Blas extends StreamBoundResource {
     const call = this.call;
     if (isIntegerCompute(compute)) checkIntegerGemm(where, call);
     this.enter(where);
-    this.api.cublasGemmEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, abCode, call.lda, call.b, abCode, call.ldb, beta, call.c, cCode, call.ldc, CUBLAS_COMPUTE[compute], algo);
+    this.api.cublasGemmEx(
+      this.handle,
+      call.transa,
+      call.transb,
+      call.m,
+      call.n,
+      call.k,
+      alpha,
+      call.a,
+      abCode,
+      call.lda,
+      call.b,
+      abCode,
+      call.ldb,
+      beta,
+      call.c,
+      cCode,
+      call.ldc,
+      CUBLAS_COMPUTE[compute],
+      algo,
+    );
     return this;
   }
 
@@ -294,7 +352,31 @@ export class Blas extends StreamBoundResource {
     if (isIntegerCompute(compute)) checkIntegerGemm(where, call);
     if (batch === 0) return this;
     this.enter(where);
-    this.api.cublasGemmStridedBatchedEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, abCode, call.lda, call.strideA, call.b, abCode, call.ldb, call.strideB, beta, call.c, cCode, call.ldc, call.strideC, batch, CUBLAS_COMPUTE[compute], algo);
+    this.api.cublasGemmStridedBatchedEx(
+      this.handle,
+      call.transa,
+      call.transb,
+      call.m,
+      call.n,
+      call.k,
+      alpha,
+      call.a,
+      abCode,
+      call.lda,
+      call.strideA,
+      call.b,
+      abCode,
+      call.ldb,
+      call.strideB,
+      beta,
+      call.c,
+      cCode,
+      call.ldc,
+      call.strideC,
+      batch,
+      CUBLAS_COMPUTE[compute],
+      algo,
+    );
     return this;
   }
 
@@ -325,7 +407,11 @@ export class Blas extends StreamBoundResource {
     if (isIntegerCompute(compute)) {
       checkIntegerGemm(where, call);
       // every matrix of the lists, not only the last one the call was planned from (low halves: 2**32 is a multiple of 4)
-      for (let i = 0; i < 3 * count; i++) if (table[2 * i] % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs every matrix 4-byte aligned; ${'abc'[Math.floor(i / count)]}[${i % count}] is not`);
+      for (let i = 0; i < 3 * count; i++)
+        if (table[2 * i] % 4 !== 0)
+          throw new RangeError(
+            `${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs every matrix 4-byte aligned; ${'abc'[Math.floor(i / count)]}[${i % count}] is not`,
+          );
     }
     this.enter(where);
     const pointers = DeviceBuffer.alloc(table.byteLength, { stream: this.stream });
@@ -333,7 +419,28 @@ export class Blas extends StreamBoundResource {
       pointers.copyFrom(table, { stream: this.stream });
       const base = pointers.ptr;
       const [first, second] = call.swapped ? [base + 8 * count, base] : [base, base + 8 * count];
-      this.api.cublasGemmBatchedEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, first, abCode, call.lda, second, abCode, call.ldb, beta, base + 16 * count, cCode, call.ldc, count, CUBLAS_COMPUTE[compute], algo);
+      this.api.cublasGemmBatchedEx(
+        this.handle,
+        call.transa,
+        call.transb,
+        call.m,
+        call.n,
+        call.k,
+        alpha,
+        first,
+        abCode,
+        call.lda,
+        second,
+        abCode,
+        call.ldb,
+        beta,
+        base + 16 * count,
+        cCode,
+        call.ldc,
+        count,
+        CUBLAS_COMPUTE[compute],
+        algo,
+      );
     } finally {
       pointers.close(); // freed in stream order, after the GEMMs
     }
@@ -426,7 +533,15 @@ export class Blas extends StreamBoundResource {
     const where = 'Blas.dot';
     const dt = this.dotArgs(where, x, y, options);
     this.enter(where);
-    this.api[level1Name(options?.conjugate ? 'dotc' : 'dot', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.vy.address, this.vy.inc, this.resultFor(dt));
+    this.api[level1Name(options?.conjugate ? 'dotc' : 'dot', dt)](
+      this.handle,
+      this.vx.n,
+      this.vx.address,
+      this.vx.inc,
+      this.vy.address,
+      this.vy.inc,
+      this.resultFor(dt),
+    );
     return this.readResult(dt, false);
   }
 
@@ -463,7 +578,8 @@ export class Blas extends StreamBoundResource {
 
   private dotArgs(where: string, x: unknown, y: unknown, options: DotOptions | undefined): Level1DType {
     const o = optionsOf(where, options, ['dtype', 'conjugate']);
-    if (o.conjugate !== undefined && typeof o.conjugate !== 'boolean') throw new TypeError(`${where}: conjugate must be a boolean, got ${describe(o.conjugate)}`);
+    if (o.conjugate !== undefined && typeof o.conjugate !== 'boolean')
+      throw new TypeError(`${where}: conjugate must be a boolean, got ${describe(o.conjugate)}`);
     return this.vectors(where, x, y, o.dtype);
   }
 
@@ -585,7 +701,22 @@ export class Blas extends StreamBoundResource {
 }
 
 /** The typed layer's S/D/C/Z GEMM as the object calls it: scalars as values (S, D) or boxed (C, Z). */
-type TypedGemm = (handle: cublas.cublasHandle_t, transa: number, transb: number, m: number, n: number, k: number, alpha: number | ArrayBufferView, A: number, lda: number, B: number, ldb: number, beta: number | ArrayBufferView, C: number, ldc: number) => void;
+type TypedGemm = (
+  handle: cublas.cublasHandle_t,
+  transa: number,
+  transb: number,
+  m: number,
+  n: number,
+  k: number,
+  alpha: number | ArrayBufferView,
+  A: number,
+  lda: number,
+  B: number,
+  ldb: number,
+  beta: number | ArrayBufferView,
+  C: number,
+  ldc: number,
+) => void;
 
 /** cuBLAS's typed S/D/C/Z GEMM of each dtype. */
 const GEMM_NAMES = { f32: 'cublasSgemm', f64: 'cublasDgemm', c64: 'cublasCgemm', c128: 'cublasZgemm' } as const;
@@ -602,12 +733,17 @@ function realOf(dt: Level1DType): 'f32' | 'f64' {
 
 function checkAlgo(where: string, v: unknown): number {
   if (v === undefined) return GEMM_DEFAULT_ALGO;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < -1 || v > 999) throw new TypeError(`${where}: algo must be a cublasGemmAlgo_t (an integer, -1 for the default), got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -1 || v > 999)
+    throw new TypeError(`${where}: algo must be a cublasGemmAlgo_t (an integer, -1 for the default), got ${describe(v)}`);
   return v;
 }
 
 function checkLists(where: string, a: unknown, b: unknown, c: unknown): number {
-  for (const [name, v] of [['a', a], ['b', b], ['c', c]] as const) {
+  for (const [name, v] of [
+    ['a', a],
+    ['b', b],
+    ['c', c],
+  ] as const) {
     if (!Array.isArray(v)) throw new TypeError(`${where}: ${name} must be an array of 2-D StridedViews, got ${describe(v)}`);
   }
   const n = (a as unknown[]).length;
@@ -620,7 +756,9 @@ function checkLists(where: string, a: unknown, b: unknown, c: unknown): number {
 
 function sameLayout(where: string, name: string, first: MatrixSlot, s: MatrixSlot): void {
   if (s.dtype !== first.dtype || s.rows !== first.rows || s.cols !== first.cols || s.order !== first.order || s.ld !== first.ld) {
-    throw new RangeError(`${where}: ${name} is ${s.dtype} ${s.rows}×${s.cols} ${s.order}-major with ld ${s.ld}; the first is ${first.dtype} ${first.rows}×${first.cols} ${first.order}-major with ld ${first.ld} (a batch shares one layout)`);
+    throw new RangeError(
+      `${where}: ${name} is ${s.dtype} ${s.rows}×${s.cols} ${s.order}-major with ld ${s.ld}; the first is ${first.dtype} ${first.rows}×${first.cols} ${first.order}-major with ld ${first.ld} (a batch shares one layout)`,
+    );
   }
 }
 

@@ -15,12 +15,14 @@ export type { DType };
 export type Operand = DeviceBuffer | StridedView;
 
 /** A complex scalar: `{ re, im }` or `[re, im]`. */
-export type Complex = {
-  /** The real part. */
-  re: number;
-  /** The imaginary part. */
-  im: number;
-} | readonly [number, number];
+export type Complex =
+  | {
+      /** The real part. */
+      re: number;
+      /** The imaginary part. */
+      im: number;
+    }
+  | readonly [number, number];
 /** A scalar the objects pass by value (alpha, beta, …): a number, or a complex for complex dtypes. */
 export type Scalar = number | Complex;
 
@@ -43,7 +45,20 @@ export interface ResolvedOperand {
  * with the generated enum). Only dtypes the libraries take are listed.
  */
 export const CUDA_DATA_TYPE: Readonly<Partial<Record<DType, number>>> = Object.freeze({
-  f16: 2, bf16: 14, f32: 0, f64: 1, c64: 4, c128: 5, i8: 3, u8: 8, i16: 20, u16: 22, i32: 10, u32: 12, i64: 24, u64: 26,
+  f16: 2,
+  bf16: 14,
+  f32: 0,
+  f64: 1,
+  c64: 4,
+  c128: 5,
+  i8: 3,
+  u8: 8,
+  i16: 20,
+  u16: 22,
+  i32: 10,
+  u32: 12,
+  i64: 24,
+  u64: 26,
 });
 
 /** The cudaDataType_t code of `dtype`, or a TypeError naming `where` when the libraries take no such type. */
@@ -105,7 +120,9 @@ export function checkExtent(where: string, name: string, r: ResolvedOperand, ele
   const bytes = elements * DTYPE_SIZES[r.dtype];
   const start = r.address - r.buffer.ptr;
   if (start + bytes > r.buffer.byteLength) {
-    throw new RangeError(`${where}: ${name} needs ${elements} ${r.dtype} elements (${bytes} bytes) from byte ${start}, but its buffer holds ${r.buffer.byteLength} bytes`);
+    throw new RangeError(
+      `${where}: ${name} needs ${elements} ${r.dtype} elements (${bytes} bytes) from byte ${start}, but its buffer holds ${r.buffer.byteLength} bytes`,
+    );
   }
 }
 
@@ -141,15 +158,24 @@ export class ScalarBox {
     }
     if (typeof value !== 'number') throw new TypeError(`${where}: ${name} must be a number, got ${describe(value)}`);
     switch (dtype) {
-      case 'f32': this.f32[0] = value; return this.f32;
-      case 'f64': this.f64[0] = value; return this.f64;
-      case 'f16': this.u16[0] = halfBits(value); return this.u16;
-      case 'bf16': this.u16[0] = bfloat16Bits(value); return this.u16;
+      case 'f32':
+        this.f32[0] = value;
+        return this.f32;
+      case 'f64':
+        this.f64[0] = value;
+        return this.f64;
+      case 'f16':
+        this.u16[0] = halfBits(value);
+        return this.u16;
+      case 'bf16':
+        this.u16[0] = bfloat16Bits(value);
+        return this.u16;
       case 'i32':
         if (!Number.isInteger(value) || (value | 0) !== value) throw new RangeError(`${where}: ${name} must be a 32-bit integer, got ${value}`);
         this.i32[0] = value;
         return this.i32;
-      default: throw new TypeError(`${where}: no ${dtype} scalars`);
+      default:
+        throw new TypeError(`${where}: no ${dtype} scalars`);
     }
   }
 }
@@ -206,7 +232,8 @@ export abstract class StreamBoundResource extends Resource {
 
   /** Records `stream` as the handle's stream, keeping it alive while the handle lives. @internal */
   protected adoptStream(stream: Stream): void {
-    if (stream.context !== this.context) throw new TypeError(`${this.core.kind}.setStream: the stream belongs to ${String(stream.context)}, the handle to ${String(this.context)}`);
+    if (stream.context !== this.context)
+      throw new TypeError(`${this.core.kind}.setStream: the stream belongs to ${String(stream.context)}, the handle to ${String(this.context)}`);
     this.core.hold(stream.core);
     this.current = stream;
   }

@@ -44,14 +44,27 @@ export const CUDNN_CONVOLUTION_MODE: Readonly<Record<ConvolutionMode, number>> =
 /** The activation functions cudnnActivationForward computes. */
 export type ActivationMode = 'sigmoid' | 'relu' | 'tanh' | 'clippedRelu' | 'elu' | 'swish';
 /** cudnnActivationMode_t of each mode (CUDNN_ACTIVATION_IDENTITY, 5, works only in fused calls). @internal */
-export const CUDNN_ACTIVATION_MODE: Readonly<Record<ActivationMode, number>> = Object.freeze({ sigmoid: 0, relu: 1, tanh: 2, clippedRelu: 3, elu: 4, swish: 6 });
+export const CUDNN_ACTIVATION_MODE: Readonly<Record<ActivationMode, number>> = Object.freeze({
+  sigmoid: 0,
+  relu: 1,
+  tanh: 2,
+  clippedRelu: 3,
+  elu: 4,
+  swish: 6,
+});
 
 /** A forward convolution algorithm of cuDNN (cudnnConvolutionFwdAlgo_t), by name. */
-export type ConvolutionForwardAlgorithm =
-  | 'implicitGemm' | 'implicitPrecompGemm' | 'gemm' | 'direct' | 'fft' | 'fftTiling' | 'winograd' | 'winogradNonfused';
+export type ConvolutionForwardAlgorithm = 'implicitGemm' | 'implicitPrecompGemm' | 'gemm' | 'direct' | 'fft' | 'fftTiling' | 'winograd' | 'winogradNonfused';
 /** The algorithms in cudnnConvolutionFwdAlgo_t order (the index is the enum value). @internal */
 export const CONVOLUTION_FWD_ALGORITHMS: readonly ConvolutionForwardAlgorithm[] = Object.freeze([
-  'implicitGemm', 'implicitPrecompGemm', 'gemm', 'direct', 'fft', 'fftTiling', 'winograd', 'winogradNonfused',
+  'implicitGemm',
+  'implicitPrecompGemm',
+  'gemm',
+  'direct',
+  'fft',
+  'fftTiling',
+  'winograd',
+  'winogradNonfused',
 ]);
 
 /** True for a dtype the cuDNN objects take. @internal */

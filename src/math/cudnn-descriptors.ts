@@ -7,8 +7,20 @@ import { Resource } from '../lifecycle';
 import { StridedView, contiguousStrides } from '../memory/strided-view';
 import { checkDType } from './common';
 import {
-  CUDNN_ACTIVATION_MODE, CUDNN_CONVOLUTION_MODE, CUDNN_DATA_TYPE, CUDNN_DTYPES, CUDNN_FORMAT, CUDNN_MATH_TYPE, cudnnApi, nextDescriptorId,
-  type ActivationMode, type ConvolutionMathType, type ConvolutionMode, type CudnnApi, type CudnnDType, type cudnnNative,
+  CUDNN_ACTIVATION_MODE,
+  CUDNN_CONVOLUTION_MODE,
+  CUDNN_DATA_TYPE,
+  CUDNN_DTYPES,
+  CUDNN_FORMAT,
+  CUDNN_MATH_TYPE,
+  cudnnApi,
+  nextDescriptorId,
+  type ActivationMode,
+  type ConvolutionMathType,
+  type ConvolutionMode,
+  type CudnnApi,
+  type CudnnDType,
+  type cudnnNative,
 } from './cudnn-api';
 
 /** The memory order of a tensor or filter: channels first (NCHW, NCDHW) or last (NHWC, NDHWC). */
@@ -22,9 +34,11 @@ interface NativeSlot {
 
 function positiveIntegers(where: string, name: string, v: unknown, min: number, max: number, minLength: number, maxLength: number): number[] {
   if (!Array.isArray(v)) throw new TypeError(`${where}: ${name} must be an array of integers, got ${describe(v)}`);
-  if (v.length < minLength || v.length > maxLength) throw new RangeError(`${where}: ${name} must have ${minLength === maxLength ? minLength : `${minLength} to ${maxLength}`} entries, got ${v.length}`);
+  if (v.length < minLength || v.length > maxLength)
+    throw new RangeError(`${where}: ${name} must have ${minLength === maxLength ? minLength : `${minLength} to ${maxLength}`} entries, got ${v.length}`);
   return v.map((x, i) => {
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) throw new RangeError(`${where}: ${name}[${i}] must be an integer in [${min}, ${max}], got ${describe(x)}`);
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max)
+      throw new RangeError(`${where}: ${name}[${i}] must be an integer in [${min}, ${max}], got ${describe(x)}`);
     return x;
   });
 }
@@ -218,7 +232,8 @@ export class FilterDescriptor extends Resource {
     if (!(view instanceof StridedView)) throw new TypeError(`${where}: view must be a StridedView, got ${describe(view)}`);
     const same = (s: readonly number[]): boolean => s.every((x, i) => x === view.strides[i] || view.shape[i] === 1);
     const layout = same(contiguousStrides(view.shape)) ? 'NCHW' : view.ndim >= 3 && same(channelsLastStrides(view.shape)) ? 'NHWC' : undefined;
-    if (layout === undefined) throw new RangeError(`${where}: a filter is packed NCHW or NHWC; the view's strides [${view.strides}] are neither for shape [${view.shape}]`);
+    if (layout === undefined)
+      throw new RangeError(`${where}: a filter is packed NCHW or NHWC; the view's strides [${view.strides}] are neither for shape [${view.shape}]`);
     return new FilterDescriptor({ dtype: view.dtype as CudnnDType, shape: view.shape, layout });
   }
 
@@ -320,13 +335,17 @@ export class ConvolutionDescriptor extends Resource {
     const stride = spatial(where, 'stride', o.stride, 1, 1);
     const dilation = spatial(where, 'dilation', o.dilation, 1, 1);
     const lengths = [padding, stride, dilation].filter((s): s is readonly number[] => typeof s !== 'number').map((s) => s.length);
-    if (new Set(lengths).size > 1) throw new RangeError(`${where}: padding, stride and dilation name different numbers of spatial dimensions (${lengths.join(', ')})`);
+    if (new Set(lengths).size > 1)
+      throw new RangeError(`${where}: padding, stride and dilation name different numbers of spatial dimensions (${lengths.join(', ')})`);
     const groups = o.groups ?? 1;
-    if (typeof groups !== 'number' || !Number.isInteger(groups) || groups < 1 || groups > INT_MAX) throw new RangeError(`${where}: groups must be an integer ≥ 1, got ${describe(groups)}`);
+    if (typeof groups !== 'number' || !Number.isInteger(groups) || groups < 1 || groups > INT_MAX)
+      throw new RangeError(`${where}: groups must be an integer ≥ 1, got ${describe(groups)}`);
     const mathType = o.mathType ?? 'default';
-    if (typeof mathType !== 'string' || !Object.hasOwn(CUDNN_MATH_TYPE, mathType)) throw new TypeError(`${where}: mathType must be one of ${Object.keys(CUDNN_MATH_TYPE).join(', ')}, got ${describe(mathType)}`);
+    if (typeof mathType !== 'string' || !Object.hasOwn(CUDNN_MATH_TYPE, mathType))
+      throw new TypeError(`${where}: mathType must be one of ${Object.keys(CUDNN_MATH_TYPE).join(', ')}, got ${describe(mathType)}`);
     const mode = o.mode ?? 'crossCorrelation';
-    if (typeof mode !== 'string' || !Object.hasOwn(CUDNN_CONVOLUTION_MODE, mode)) throw new TypeError(`${where}: mode must be 'crossCorrelation' or 'convolution', got ${describe(mode)}`);
+    if (typeof mode !== 'string' || !Object.hasOwn(CUDNN_CONVOLUTION_MODE, mode))
+      throw new TypeError(`${where}: mode must be 'crossCorrelation' or 'convolution', got ${describe(mode)}`);
     const computeType = o.computeType === undefined ? undefined : checkDType(where, 'computeType', o.computeType, CUDNN_DTYPES);
     const natives = new Map<number, { handle: number; math: number }>();
     const slot: { api: CudnnApi | undefined } = { api: undefined };
@@ -364,16 +383,20 @@ export class ConvolutionDescriptor extends Resource {
     const nd = x.ndim;
     if (nd !== 4 && nd !== 5) throw new RangeError(`${where}: x must have 4 dimensions (NCHW, a 2-D convolution) or 5 (NCDHW, 3-D), got ${nd}`);
     if (w.ndim !== nd) throw new RangeError(`${where}: w has ${w.ndim} dimensions, x ${nd}`);
-    if (this.spatialDims !== undefined && this.spatialDims !== nd - 2) throw new RangeError(`${where}: the convolution has ${this.spatialDims} spatial dimensions, x ${nd - 2}`);
+    if (this.spatialDims !== undefined && this.spatialDims !== nd - 2)
+      throw new RangeError(`${where}: the convolution has ${this.spatialDims} spatial dimensions, x ${nd - 2}`);
     const [c, k] = [x.shape[1], w.shape[0]];
-    if (c % this.groups !== 0 || k % this.groups !== 0) throw new RangeError(`${where}: groups ${this.groups} must divide the input channels ${c} and the output channels ${k}`);
-    if (w.shape[1] * this.groups !== c) throw new RangeError(`${where}: w has ${w.shape[1]} channels per group, x ${c} channels in ${this.groups} group(s) (${c / this.groups} each)`);
+    if (c % this.groups !== 0 || k % this.groups !== 0)
+      throw new RangeError(`${where}: groups ${this.groups} must divide the input channels ${c} and the output channels ${k}`);
+    if (w.shape[1] * this.groups !== c)
+      throw new RangeError(`${where}: w has ${w.shape[1]} channels per group, x ${c} channels in ${this.groups} group(s) (${c / this.groups} each)`);
     const [pad, str, dil] = [this.padding, this.stride, this.dilation].map((s) => this.perDimension(s, nd - 2));
     const out = [x.shape[0], k];
     for (let d = 0; d < nd - 2; d++) {
       const span = dil[d] * (w.shape[d + 2] - 1) + 1;
       const room = x.shape[d + 2] + 2 * pad[d] - span;
-      if (room < 0) throw new RangeError(`${where}: spatial dimension ${d}: the dilated filter spans ${span}, more than the padded input ${x.shape[d + 2] + 2 * pad[d]}`);
+      if (room < 0)
+        throw new RangeError(`${where}: spatial dimension ${d}: the dilated filter spans ${span}, more than the padded input ${x.shape[d + 2] + 2 * pad[d]}`);
       out.push(Math.floor(room / str[d]) + 1);
     }
     return out;
@@ -457,7 +480,9 @@ export class ActivationDescriptor extends Resource {
   constructor(mode: ActivationMode, options: ActivationOptions = {}) {
     const where = 'ActivationDescriptor';
     if (typeof mode !== 'string' || !Object.hasOwn(CUDNN_ACTIVATION_MODE, mode)) {
-      throw new TypeError(`${where}: mode must be one of ${Object.keys(CUDNN_ACTIVATION_MODE).join(', ')}, got ${typeof mode === 'string' ? `'${mode}'` : describe(mode)}`);
+      throw new TypeError(
+        `${where}: mode must be one of ${Object.keys(CUDNN_ACTIVATION_MODE).join(', ')}, got ${typeof mode === 'string' ? `'${mode}'` : describe(mode)}`,
+      );
     }
     const o = checkOptions(where, options, ['ceiling', 'alpha', 'beta', 'propagateNan']);
     const key = mode === 'clippedRelu' ? 'ceiling' : mode === 'elu' ? 'alpha' : mode === 'swish' ? 'beta' : undefined;
@@ -467,7 +492,8 @@ export class ActivationDescriptor extends Resource {
     const coef = key === undefined ? 0 : (o[key] ?? (key === 'ceiling' ? undefined : 1));
     if (key === 'ceiling' && coef === undefined) throw new TypeError(`${where}: clippedRelu needs the ceiling option (6 for ReLU6)`);
     if (typeof coef !== 'number' || !Number.isFinite(coef)) throw new TypeError(`${where}: ${key} must be a finite number, got ${describe(coef)}`);
-    if (o.propagateNan !== undefined && typeof o.propagateNan !== 'boolean') throw new TypeError(`${where}: propagateNan must be a boolean, got ${describe(o.propagateNan)}`);
+    if (o.propagateNan !== undefined && typeof o.propagateNan !== 'boolean')
+      throw new TypeError(`${where}: propagateNan must be a boolean, got ${describe(o.propagateNan)}`);
     const slot: NativeSlot = { handle: 0, api: undefined };
     super('ActivationDescriptor', () => {
       if (slot.handle !== 0) slot.api!.cudnnDestroyActivationDescriptor(slot.handle as cudnnNative.cudnnActivationDescriptor_t);

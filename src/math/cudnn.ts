@@ -12,7 +12,16 @@ import { StridedView } from '../memory/strided-view';
 import type { Context } from '../context';
 import type { Stream, StreamLike } from '../stream';
 import { ScalarBox, StreamBoundResource, checkExtent, createStream, operand, optionsOf, resolveStream } from './common';
-import { CONVOLUTION_FWD_ALGORITHMS, CUDNN_MATH_TYPE, cudnnApi, type ConvolutionForwardAlgorithm, type ConvolutionMathType, type CudnnApi, type CudnnDType, type cudnnNative } from './cudnn-api';
+import {
+  CONVOLUTION_FWD_ALGORITHMS,
+  CUDNN_MATH_TYPE,
+  cudnnApi,
+  type ConvolutionForwardAlgorithm,
+  type ConvolutionMathType,
+  type CudnnApi,
+  type CudnnDType,
+  type cudnnNative,
+} from './cudnn-api';
 import { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDescriptor } from './cudnn-descriptors';
 
 /** Options of {@link Cudnn.create}. */
@@ -93,7 +102,9 @@ function sameExtents(a: readonly number[], b: readonly number[], shape: readonly
 function tensorData(where: string, name: string, desc: TensorDescriptor | FilterDescriptor, value: unknown, ctx: Context): number {
   const r = operand(where, name, value, desc.dtype);
   if (value instanceof StridedView && (!sameExtents(r.shape, desc.shape, desc.shape) || !sameExtents(r.strides, desc.strides, desc.shape))) {
-    throw new RangeError(`${where}: ${name} is a view of shape [${r.shape}] with strides [${r.strides}], its descriptor says shape [${desc.shape}] with strides [${desc.strides}]`);
+    throw new RangeError(
+      `${where}: ${name} is a view of shape [${r.shape}] with strides [${r.strides}], its descriptor says shape [${desc.shape}] with strides [${desc.strides}]`,
+    );
   }
   checkExtent(where, name, r, desc instanceof TensorDescriptor ? desc.extent : desc.size);
   if (r.buffer.context !== ctx) throw new TypeError(`${where}: ${name} belongs to ${String(r.buffer.context)}, the handle to ${String(ctx)}`);
@@ -105,7 +116,6 @@ function scalarOption(where: string, name: string, v: unknown, dflt: number): nu
   if (typeof v !== 'number') throw new TypeError(`${where}: ${name} must be a number, got ${describe(v)}`);
   return v;
 }
-
 
 function checkTypes(where: string, conv: unknown, x: unknown, w: unknown, y: unknown): void {
   if (!(conv instanceof ConvolutionDescriptor)) throw new TypeError(`${where}: conv must be a ConvolutionDescriptor, got ${describe(conv)}`);
@@ -127,13 +137,15 @@ function checkConvolution(where: string, conv: ConvolutionDescriptor, x: TensorD
 
 function algorithmOption(where: string, v: unknown): ConvolutionAlgorithmChoice {
   if (v === undefined) return 'heuristic';
-  if (v === 'heuristic' || v === 'find' || (typeof v === 'string' && (CONVOLUTION_FWD_ALGORITHMS as readonly string[]).includes(v))) return v as ConvolutionAlgorithmChoice;
+  if (v === 'heuristic' || v === 'find' || (typeof v === 'string' && (CONVOLUTION_FWD_ALGORITHMS as readonly string[]).includes(v)))
+    return v as ConvolutionAlgorithmChoice;
   throw new TypeError(`${where}: algorithm must be 'heuristic', 'find' or one of ${CONVOLUTION_FWD_ALGORITHMS.join(', ')}, got ${describe(v)}`);
 }
 
 function limitOption(where: string, v: unknown): number {
   if (v === undefined) return Infinity;
-  if (typeof v !== 'number' || !(v >= 0) || (Number.isFinite(v) && !Number.isInteger(v))) throw new RangeError(`${where}: workspaceLimit must be a non-negative integer of bytes (or Infinity), got ${describe(v)}`);
+  if (typeof v !== 'number' || !(v >= 0) || (Number.isFinite(v) && !Number.isInteger(v)))
+    throw new RangeError(`${where}: workspaceLimit must be a non-negative integer of bytes (or Infinity), got ${describe(v)}`);
   return v;
 }
 
@@ -178,9 +190,14 @@ export class Cudnn extends StreamBoundResource {
 
   private constructor(handle: cudnnNative.cudnnHandle_t, api: CudnnApi, stream: Stream) {
     const ctx = stream.context;
-    super('Cudnn', () => whenNoHostFuncs(() => {
-      if (ctx.bindForFree()) api.cudnnDestroy(handle);
-    }), stream);
+    super(
+      'Cudnn',
+      () =>
+        whenNoHostFuncs(() => {
+          if (ctx.bindForFree()) api.cudnnDestroy(handle);
+        }),
+      stream,
+    );
     this.handle = handle;
     this.api = api;
   }
@@ -250,7 +267,13 @@ export class Cudnn extends StreamBoundResource {
    * @param y The output tensor's descriptor: its shape must be the convolution's output shape.
    * @param options `find`: time each algorithm once on the GPU (synchronous; default false: cuDNN's heuristics, times -1).
    */
-  convolutionAlgorithms(conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor, options: { find?: boolean } = {}): ConvolutionAlgorithmPerf[] {
+  convolutionAlgorithms(
+    conv: ConvolutionDescriptor,
+    x: TensorDescriptor,
+    w: FilterDescriptor,
+    y: TensorDescriptor,
+    options: { find?: boolean } = {},
+  ): ConvolutionAlgorithmPerf[] {
     const where = 'Cudnn.convolutionAlgorithms';
     checkTypes(where, conv, x, w, y);
     const o = optionsOf(where, options, ['find']);
@@ -279,13 +302,20 @@ export class Cudnn extends StreamBoundResource {
    * `workspaceLimit` (the most workspace bytes an algorithm may use; default no limit).
    */
   convolutionForward(
-    conv: ConvolutionDescriptor, xDesc: TensorDescriptor, x: DeviceBuffer | StridedView, wDesc: FilterDescriptor, w: DeviceBuffer | StridedView,
-    yDesc: TensorDescriptor, y: DeviceBuffer | StridedView, options?: ConvolutionForwardOptions,
+    conv: ConvolutionDescriptor,
+    xDesc: TensorDescriptor,
+    x: DeviceBuffer | StridedView,
+    wDesc: FilterDescriptor,
+    w: DeviceBuffer | StridedView,
+    yDesc: TensorDescriptor,
+    y: DeviceBuffer | StridedView,
+    options?: ConvolutionForwardOptions,
   ): void {
     const where = 'Cudnn.convolutionForward';
     const m = this.last;
     // descriptors never change: the same four as the last call passed these checks then
-    const compute = m !== undefined && m.conv === conv && m.x === xDesc && m.w === wDesc && m.y === yDesc ? m.compute : this.checked(where, conv, xDesc, wDesc, yDesc);
+    const compute =
+      m !== undefined && m.conv === conv && m.x === xDesc && m.w === wDesc && m.y === yDesc ? m.compute : this.checked(where, conv, xDesc, wDesc, yDesc);
     const o = optionsOf(where, options, ['alpha', 'beta', 'algorithm', 'workspaceLimit']);
     const alpha = scalarOption(where, 'alpha', o.alpha, 1);
     const beta = scalarOption(where, 'beta', o.beta, 0);
@@ -303,7 +333,21 @@ export class Cudnn extends StreamBoundResource {
     const scalar = xDesc.dtype === 'f64' ? 'f64' : 'f32';
     const a = this.alphaBox.set(where, 'alpha', scalar, alpha);
     const b = this.betaBox.set(where, 'beta', scalar, beta);
-    this.api.cudnnConvolutionForward(this.handle, a, n.x, xAddr, n.w, wAddr, n.conv, plan.algo as cudnnNative.cudnnConvolutionFwdAlgo_t, ws, plan.workspace, b, n.y, yAddr);
+    this.api.cudnnConvolutionForward(
+      this.handle,
+      a,
+      n.x,
+      xAddr,
+      n.w,
+      wAddr,
+      n.conv,
+      plan.algo as cudnnNative.cudnnConvolutionFwdAlgo_t,
+      ws,
+      plan.workspace,
+      b,
+      n.y,
+      yAddr,
+    );
   }
 
   /**
@@ -318,13 +362,21 @@ export class Cudnn extends StreamBoundResource {
    * the descriptor's. May be x itself (in place).
    * @param options `alpha` (default 1) and `beta` (default 0: y is only written): y = alpha · f(x) + beta · y.
    */
-  activationForward(act: ActivationDescriptor, xDesc: TensorDescriptor, x: DeviceBuffer | StridedView, yDesc: TensorDescriptor, y: DeviceBuffer | StridedView, options?: ActivationForwardOptions): void {
+  activationForward(
+    act: ActivationDescriptor,
+    xDesc: TensorDescriptor,
+    x: DeviceBuffer | StridedView,
+    yDesc: TensorDescriptor,
+    y: DeviceBuffer | StridedView,
+    options?: ActivationForwardOptions,
+  ): void {
     const where = 'Cudnn.activationForward';
     if (!(act instanceof ActivationDescriptor)) throw new TypeError(`${where}: act must be an ActivationDescriptor, got ${describe(act)}`);
     if (!(xDesc instanceof TensorDescriptor)) throw new TypeError(`${where}: xDesc must be a TensorDescriptor, got ${describe(xDesc)}`);
     if (!(yDesc instanceof TensorDescriptor)) throw new TypeError(`${where}: yDesc must be a TensorDescriptor, got ${describe(yDesc)}`);
     if (xDesc.dtype !== yDesc.dtype) throw new TypeError(`${where}: x is ${xDesc.dtype}, y ${yDesc.dtype}: they must have one dtype`);
-    if (!sameExtents(xDesc.shape, yDesc.shape, [])) throw new RangeError(`${where}: x has shape [${xDesc.shape}], y [${yDesc.shape}]: they must have one shape`);
+    if (!sameExtents(xDesc.shape, yDesc.shape, []))
+      throw new RangeError(`${where}: x has shape [${xDesc.shape}], y [${yDesc.shape}]: they must have one shape`);
     const o = optionsOf(where, options, ['alpha', 'beta']);
     const alpha = scalarOption(where, 'alpha', o.alpha, 1);
     const beta = scalarOption(where, 'beta', o.beta, 0);
@@ -375,7 +427,17 @@ export class Cudnn extends StreamBoundResource {
   }
 
   /** The plan of this call: the last call's, a cached one, or chosen now. */
-  private planFor(where: string, n: Natives, conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor, compute: CudnnDType, choice: ConvolutionAlgorithmChoice, limit: number): Plan {
+  private planFor(
+    where: string,
+    n: Natives,
+    conv: ConvolutionDescriptor,
+    x: TensorDescriptor,
+    w: FilterDescriptor,
+    y: TensorDescriptor,
+    compute: CudnnDType,
+    choice: ConvolutionAlgorithmChoice,
+    limit: number,
+  ): Plan {
     const m = this.last;
     if (m !== undefined && m.conv === conv && m.x === x && m.w === w && m.y === y && m.choice === choice && m.limit === limit) {
       conv.useMath(n.conv, m.plan.math); // another handle's plan may have changed it
@@ -403,8 +465,13 @@ export class Cudnn extends StreamBoundResource {
       const usable = ranked.filter((p) => p.status === 0);
       const pick = usable.find((p) => p.memory <= limit);
       if (pick === undefined) {
-        if (usable.length > 0) throw new RangeError(`${where}: every algorithm cuDNN offers needs more workspace than the limit of ${limit} bytes (the least: ${Math.min(...usable.map((p) => p.memory))} bytes)`);
-        throw new Error(`${where}: cuDNN offers no forward algorithm for this convolution (statuses ${ranked.map((p) => `${p.algorithm} ${p.status}`).join(', ') || 'none'})`);
+        if (usable.length > 0)
+          throw new RangeError(
+            `${where}: every algorithm cuDNN offers needs more workspace than the limit of ${limit} bytes (the least: ${Math.min(...usable.map((p) => p.memory))} bytes)`,
+          );
+        throw new Error(
+          `${where}: cuDNN offers no forward algorithm for this convolution (statuses ${ranked.map((p) => `${p.algorithm} ${p.status}`).join(', ') || 'none'})`,
+        );
       }
       algo = CONVOLUTION_FWD_ALGORITHMS.indexOf(pick.algorithm);
       math = CUDNN_MATH_TYPE[pick.mathType];
@@ -413,7 +480,8 @@ export class Cudnn extends StreamBoundResource {
     }
     conv.useMath(n.conv, math);
     const workspace = api.cudnnGetConvolutionForwardWorkspaceSize(this.handle, n.x, n.w, n.conv, n.y, algo as cudnnNative.cudnnConvolutionFwdAlgo_t);
-    if (workspace > limit) throw new RangeError(`${where}: algorithm ${CONVOLUTION_FWD_ALGORITHMS[algo]} needs ${workspace} workspace bytes, over the limit of ${limit}`);
+    if (workspace > limit)
+      throw new RangeError(`${where}: algorithm ${CONVOLUTION_FWD_ALGORITHMS[algo]} needs ${workspace} workspace bytes, over the limit of ${limit}`);
     return { algo, math, workspace };
   }
 

@@ -156,7 +156,10 @@ function resolveAndRun(kind: Kind, x: Operand, o: IrfftOptions): StridedView {
   const input = asView(where, x, o.dtype);
   const precision = input.dtype === 'f64' || input.dtype === 'c128' ? 'double' : 'single';
   const want = fftDtypes(kind.type, precision).input;
-  if (input.dtype !== want) throw new TypeError(`${where}: x holds ${input.dtype}, ${where} takes ${fftDtypes(kind.type, 'single').input} or ${fftDtypes(kind.type, 'double').input}${kind.type === 'c2c' && (input.dtype === 'f32' || input.dtype === 'f64') ? ' (use rfft for real input)' : ''}`);
+  if (input.dtype !== want)
+    throw new TypeError(
+      `${where}: x holds ${input.dtype}, ${where} takes ${fftDtypes(kind.type, 'single').input} or ${fftDtypes(kind.type, 'double').input}${kind.type === 'c2c' && (input.dtype === 'f32' || input.dtype === 'f64') ? ' (use rfft for real input)' : ''}`,
+    );
   const ndim = input.shape.length;
   if (ndim === 0) throw new RangeError(`${where}: x must have at least one axis`);
   if (kind.all && ndim > 3) throw new RangeError(`${where}: cuFFT transforms 1 to 3 axes, x has ${ndim}`);
@@ -221,13 +224,28 @@ const currentContextHandle = drv.currentContextHandle;
 
 /** Notes what a call resolved, when its operands and stream are of the kinds {@link again} compares. */
 function remember(kind: Kind, x: Operand, o: IrfftOptions, plan: FftPlan, stream: Stream, out: StridedView, given: boolean): void {
-  if (capacity === 0 || !(x instanceof StridedView) || (given && !(o.out instanceof StridedView)) || (o.stream !== undefined && !(o.stream instanceof Stream))) {
+  if (
+    capacity === 0 ||
+    !(x instanceof StridedView) ||
+    (given && !(o.out instanceof StridedView)) ||
+    (o.stream !== undefined && !(o.stream instanceof Stream))
+  ) {
     memos[kind.id] = undefined;
     return;
   }
   memos[kind.id] = {
-    plan, stream, streamOption: o.stream, normalize: o.normalize, dtype: o.dtype, n: o.n,
-    inDtype: x.dtype, inShape: x.shape, inStrides: x.strides, outDtype: out.dtype, outShape: out.shape, outStrides: given ? out.strides : undefined,
+    plan,
+    stream,
+    streamOption: o.stream,
+    normalize: o.normalize,
+    dtype: o.dtype,
+    n: o.n,
+    inDtype: x.dtype,
+    inShape: x.shape,
+    inStrides: x.strides,
+    outDtype: out.dtype,
+    outShape: out.shape,
+    outStrides: given ? out.strides : undefined,
   };
 }
 
@@ -240,7 +258,17 @@ function again(kind: Kind, m: Memo, x: StridedView, o: IrfftOptions): StridedVie
   const xb = x.buffer;
   const given = o.out;
   if (!(xb instanceof DeviceBufferClass) || (given === undefined) !== (m.outStrides === undefined)) return undefined;
-  if (given !== undefined && !(given instanceof StridedViewClass && given.buffer instanceof DeviceBufferClass && given.dtype === m.outDtype && sameNumbers(given.shape, m.outShape) && sameNumbers(given.strides, m.outStrides!))) return undefined;
+  if (
+    given !== undefined &&
+    !(
+      given instanceof StridedViewClass &&
+      given.buffer instanceof DeviceBufferClass &&
+      given.dtype === m.outDtype &&
+      sameNumbers(given.shape, m.outShape) &&
+      sameNumbers(given.strides, m.outStrides!)
+    )
+  )
+    return undefined;
   if (!knownKeys(o, kind.type === 'c2r' ? IRFFT_KEYS : KEYS)) return undefined;
   stream.check(kind.where);
   // the default stream is the current context's: this plan's only while its context is current
@@ -279,7 +307,10 @@ function resultShape(where: string, kind: Kind, shape: readonly number[], n: unk
     const m = shape[last];
     const len = n === undefined ? 2 * (m - 1) : checkCount(where, 'n', n, 1);
     if (len < 1) throw new RangeError(`${where}: the last axis has ${m} complex values: give n, the length of the real result`);
-    if (Math.floor(len / 2) + 1 !== m) throw new RangeError(`${where}: n = ${len} needs ${Math.floor(len / 2) + 1} complex values on the last axis, x has ${m} (zero-padding or cropping is not done here)`);
+    if (Math.floor(len / 2) + 1 !== m)
+      throw new RangeError(
+        `${where}: n = ${len} needs ${Math.floor(len / 2) + 1} complex values on the last axis, x has ${m} (zero-padding or cropping is not done here)`,
+      );
     out[last] = len;
   }
   return out;
@@ -298,7 +329,8 @@ function asView(where: string, x: unknown, dtype: DType | undefined): StridedVie
 function asResult(where: string, out: unknown, shape: number[], dtype: DType): StridedView {
   if (out instanceof StridedView) {
     if (out.dtype !== dtype) throw new TypeError(`${where}: out holds ${out.dtype}, the result is ${dtype}`);
-    if (out.shape.length !== shape.length || out.shape.some((v, i) => v !== shape[i])) throw new RangeError(`${where}: out has shape [${out.shape}], the result is [${shape}]`);
+    if (out.shape.length !== shape.length || out.shape.some((v, i) => v !== shape[i]))
+      throw new RangeError(`${where}: out has shape [${out.shape}], the result is [${shape}]`);
     return out;
   }
   if (out instanceof DeviceBuffer) {

@@ -92,7 +92,10 @@ export function makeSide(where: string, name: string, dtype: DType, extents: rea
 }
 
 function checkStrides(where: string, name: string, v: unknown, length: number): number[] {
-  if (!Array.isArray(v) || v.length !== length) throw new TypeError(`${where}: ${name} must be an array of ${length} strides in elements (batch axis first), got ${Array.isArray(v) ? `${v.length} entries` : describe(v)}`);
+  if (!Array.isArray(v) || v.length !== length)
+    throw new TypeError(
+      `${where}: ${name} must be an array of ${length} strides in elements (batch axis first), got ${Array.isArray(v) ? `${v.length} entries` : describe(v)}`,
+    );
   return v.map((x, i) => checkCount(where, `${name}[${i}]`, x, 1));
 }
 
@@ -111,7 +114,9 @@ export function cufftLayout(where: string, name: string, shape: readonly number[
     const inner = strides[d + 1];
     const ratio = outer / inner;
     if (!Number.isInteger(ratio) || ratio < shape[d + 1]) {
-      throw new RangeError(`${where}: ${name}'s stride ${outer} of transform axis ${d - 1} must be a whole multiple ≥ ${shape[d + 1]} of the next axis's stride ${inner} (cuFFT's advanced layout); copy into a packed buffer first`);
+      throw new RangeError(
+        `${where}: ${name}'s stride ${outer} of transform axis ${d - 1} must be a whole multiple ≥ ${shape[d + 1]} of the next axis's stride ${inner} (cuFFT's advanced layout); copy into a packed buffer first`,
+      );
     }
     embed[d] = ratio;
   }
@@ -122,18 +127,28 @@ export function cufftLayout(where: string, name: string, shape: readonly number[
 
 /** Checks `shape` is 1 to 3 positive sizes. */
 export function checkFftShape(where: string, v: unknown): number[] {
-  if (!Array.isArray(v) || v.length < 1 || v.length > 3) throw new TypeError(`${where}: shape must be an array of 1 to 3 transform sizes, got ${Array.isArray(v) ? `${v.length} entries` : describe(v)}`);
+  if (!Array.isArray(v) || v.length < 1 || v.length > 3)
+    throw new TypeError(`${where}: shape must be an array of 1 to 3 transform sizes, got ${Array.isArray(v) ? `${v.length} entries` : describe(v)}`);
   return v.map((x, i) => checkCount(where, `shape[${i}]`, x, 1));
 }
 
 /** Checks a string option against its allowed values (TypeError naming it). */
 export function checkChoice<T extends string>(where: string, name: string, v: unknown, allowed: readonly T[]): T {
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) throw new TypeError(`${where}: ${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${describe(v)}`);
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    throw new TypeError(`${where}: ${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${describe(v)}`);
   return v as T;
 }
 
 /** The geometry of a plan given by sizes: `n`, `batch`, and optional strides of each side. */
-export function geometryFromSizes(where: string, type: FftType, precision: FftPrecision, n: readonly number[], batch: number, inputStrides?: readonly number[], outputStrides?: readonly number[]): FftGeometry {
+export function geometryFromSizes(
+  where: string,
+  type: FftType,
+  precision: FftPrecision,
+  n: readonly number[],
+  batch: number,
+  inputStrides?: readonly number[],
+  outputStrides?: readonly number[],
+): FftGeometry {
   const dt = fftDtypes(type, precision);
   const input = makeSide(where, 'inputStrides', dt.input, sideExtents(n, type === 'c2r'), batch, inputStrides);
   const output = makeSide(where, 'outputStrides', dt.output, sideExtents(n, type === 'r2c'), batch, outputStrides);
@@ -148,7 +163,9 @@ export function typeOfDtypes(where: string, input: DType, output: DType): { type
       if (dt.input === input && dt.output === output) return { type, precision };
     }
   }
-  throw new TypeError(`${where}: no cuFFT transform takes ${input} to ${output} (c64→c64, f32→c64, c64→f32 and their double forms c128→c128, f64→c128, c128→f64)`);
+  throw new TypeError(
+    `${where}: no cuFFT transform takes ${input} to ${output} (c64→c64, f32→c64, c64→f32 and their double forms c128→c128, f64→c128, c128→f64)`,
+  );
 }
 
 /**
@@ -162,21 +179,33 @@ export function geometryFromViews(where: string, input: StridedView, output: Str
   const ndim = input.shape.length;
   if (output.shape.length !== ndim) throw new RangeError(`${where}: input has ${ndim} axes, output ${output.shape.length}`);
   const r = rank === undefined ? ndim : checkCount(where, 'rank', rank, 1);
-  if (r > 3 || r > ndim) throw new RangeError(`${where}: rank must be 1 to 3 and at most the views' ${ndim} axes, got ${r}${rank === undefined ? ' (give rank: the number of trailing axes to transform)' : ''}`);
+  if (r > 3 || r > ndim)
+    throw new RangeError(
+      `${where}: rank must be 1 to 3 and at most the views' ${ndim} axes, got ${r}${rank === undefined ? ' (give rank: the number of trailing axes to transform)' : ''}`,
+    );
   const lead = ndim - r;
-  for (let d = 0; d < lead; d++) if (input.shape[d] !== output.shape[d]) throw new RangeError(`${where}: batch axis ${d} is ${input.shape[d]} in the input, ${output.shape[d]} in the output`);
+  for (let d = 0; d < lead; d++)
+    if (input.shape[d] !== output.shape[d])
+      throw new RangeError(`${where}: batch axis ${d} is ${input.shape[d]} in the input, ${output.shape[d]} in the output`);
   const real = type === 'c2r' ? output : input;
   const n = real.shape.slice(lead);
   const want = { input: sideExtents(n, type === 'c2r'), output: sideExtents(n, type === 'r2c') };
-  for (const [name, view] of [['input', input], ['output', output]] as const) {
+  for (const [name, view] of [
+    ['input', input],
+    ['output', output],
+  ] as const) {
     const got = view.shape.slice(lead);
-    if (got.some((v, i) => v !== want[name][i])) throw new RangeError(`${where}: ${name}'s transform axes are [${got}], expected [${want[name]}] for a ${type} transform of [${n}]`);
+    if (got.some((v, i) => v !== want[name][i]))
+      throw new RangeError(`${where}: ${name}'s transform axes are [${got}], expected [${want[name]}] for a ${type} transform of [${n}]`);
   }
   if (n.some((v) => v < 1)) throw new RangeError(`${where}: transform sizes must be ≥ 1, got [${n}]`);
   const batchIn = collapseBatch(where, 'input', input, lead);
   const batchOut = collapseBatch(where, 'output', output, lead);
   return {
-    type, precision, n, batch: batchIn.count,
+    type,
+    precision,
+    n,
+    batch: batchIn.count,
     input: makeSide(where, 'input', input.dtype, want.input, batchIn.count, [batchIn.stride, ...input.strides.slice(lead)]),
     output: makeSide(where, 'output', output.dtype, want.output, batchOut.count, [batchOut.stride, ...output.strides.slice(lead)]),
   };
@@ -190,7 +219,10 @@ function collapseBatch(where: string, name: string, view: StridedView, lead: num
     const extent = view.shape[d];
     if (extent === 1) continue;
     if (count === 1) stride = view.strides[d];
-    else if (view.strides[d] !== stride * count) throw new RangeError(`${where}: ${name}'s batch axes [${view.shape.slice(0, lead)}] with strides [${view.strides.slice(0, lead)}] do not collapse into one batch stride; copy or reshape first`);
+    else if (view.strides[d] !== stride * count)
+      throw new RangeError(
+        `${where}: ${name}'s batch axes [${view.shape.slice(0, lead)}] with strides [${view.strides.slice(0, lead)}] do not collapse into one batch stride; copy or reshape first`,
+      );
     count *= extent;
   }
   if (count === 1) {
@@ -209,9 +241,13 @@ export function geometryKey(g: FftGeometry): string {
 /** The factors each direction is scaled by under `normalize`, for `count` points per transform. */
 export function normalizeFactors(normalize: FftNormalize, count: number): { forward: number; inverse: number } {
   switch (normalize) {
-    case 'backward': return { forward: 1, inverse: 1 / count };
-    case 'forward': return { forward: 1 / count, inverse: 1 };
-    case 'ortho': return { forward: 1 / Math.sqrt(count), inverse: 1 / Math.sqrt(count) };
-    default: return { forward: 1, inverse: 1 };
+    case 'backward':
+      return { forward: 1, inverse: 1 / count };
+    case 'forward':
+      return { forward: 1 / count, inverse: 1 };
+    case 'ortho':
+      return { forward: 1 / Math.sqrt(count), inverse: 1 / Math.sqrt(count) };
+    default:
+      return { forward: 1, inverse: 1 };
   }
 }

@@ -76,7 +76,14 @@ export function scalePlan(side: FftSide): ScalePlan {
   }
   const total = shape[0] * shape[1] * shape[2] * shape[3] * comps;
   const grid = Math.max(1, Math.min(Math.ceil(total / 256), 8192));
-  return { double: side.dtype === 'f64' || side.dtype === 'c128', total, extents: [shape[1], shape[2], shape[3]], strides: strides as [number, number, number, number], comps, grid };
+  return {
+    double: side.dtype === 'f64' || side.dtype === 'c128',
+    total,
+    extents: [shape[1], shape[2], shape[3]],
+    strides: strides as [number, number, number, number],
+    comps,
+    grid,
+  };
 }
 
 /** Multiplies the side at `address` by `factor` on `stream` (compiling the kernel on its context's first use). */

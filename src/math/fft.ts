@@ -18,8 +18,19 @@ import type { Stream, StreamLike } from '../stream';
 import type { Context } from '../context';
 import { StreamBoundResource, checkCount, resolveStream, type Operand } from './common';
 import {
-  FFT_NORMALIZE, FFT_TYPES, checkChoice, checkFftShape, cufftLayout, geometryFromSizes, geometryFromViews, normalizeFactors,
-  type FftGeometry, type FftNormalize, type FftPrecision, type FftSide, type FftType,
+  FFT_NORMALIZE,
+  FFT_TYPES,
+  checkChoice,
+  checkFftShape,
+  cufftLayout,
+  geometryFromSizes,
+  geometryFromViews,
+  normalizeFactors,
+  type FftGeometry,
+  type FftNormalize,
+  type FftPrecision,
+  type FftSide,
+  type FftType,
 } from './fft-layout';
 import { scalePlan, scaleSide, type ScalePlan } from './fft-scale';
 
@@ -211,7 +222,10 @@ export class FftPlan extends StreamBoundResource {
     this.exec = execOf(api, this.execName);
     this.inputBytes = g.input.extent * sizeOf(g.input);
     this.outputBytes = g.output.extent * sizeOf(g.output);
-    const factors = normalizeFactors(normalize, g.n.reduce((a, b) => a * b, 1));
+    const factors = normalizeFactors(
+      normalize,
+      g.n.reduce((a, b) => a * b, 1),
+    );
     this.forwardFactor = factors.forward;
     this.inverseFactor = factors.inverse;
     this.scaling = normalize === 'none' ? undefined : scalePlan(g.output);
@@ -227,7 +241,8 @@ export class FftPlan extends StreamBoundResource {
    */
   static create(options: FftPlanOptions): FftPlan {
     const where = 'FftPlan.create';
-    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { shape, type?, precision?, batch?, … }, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(`${where}: options must be an object { shape, type?, precision?, batch?, … }, got ${describe(options)}`);
     checkKeys(where, options, ['shape', 'type', 'precision', 'batch', 'inputStrides', 'outputStrides', 'normalize', 'stream', 'workspace']);
     const n = checkFftShape(where, options.shape);
     const type = options.type === undefined ? 'c2c' : checkChoice(where, 'type', options.type, FFT_TYPES);
@@ -325,7 +340,8 @@ export class FftPlan extends StreamBoundResource {
   /** Checks the plan, its stream and both operands, and remembers their addresses for the calls that follow. */
   private resolve(where: string, input: Operand, output: Operand): void {
     this.checkUsable(where);
-    if (output === input && this.type !== 'c2c') throw new TypeError(`${where}: an in-place ${this.type} transform needs two views of one buffer (real and complex), not the same operand twice`);
+    if (output === input && this.type !== 'c2c')
+      throw new TypeError(`${where}: an in-place ${this.type} transform needs two views of one buffer (real and complex), not the same operand twice`);
     const ip = addressOf(where, 'input', input, this.input, this.inputBytes);
     const op = output === input ? ip : addressOf(where, 'output', output, this.output, this.outputBytes);
     if (ip === op && this.type === 'c2c' && !this.inPlaceOk) throw new RangeError(`${where}: in place, the input and output layouts must be equal`);
@@ -360,7 +376,9 @@ export class FftPlan extends StreamBoundResource {
 
   /** The cufftExec* call: C2C/Z2Z take the direction, the real transforms do not (koffi counts arguments). */
   private callExec(ip: number, op: number, direction: number): number {
-    return this.type === 'c2c' ? this.exec(this.h, ip, op, direction) : (this.exec as (plan: PlanHandle, idata: number, odata: number) => number)(this.h, ip, op);
+    return this.type === 'c2c'
+      ? this.exec(this.h, ip, op, direction)
+      : (this.exec as (plan: PlanHandle, idata: number, odata: number) => number)(this.h, ip, op);
   }
 
   /**
@@ -438,15 +456,21 @@ function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes
     const buf = v.buffer;
     if (!(buf instanceof DeviceBuffer)) throw new TypeError(`${where}: ${name} must view device memory, got a view of ${describe(buf)}`);
     if (v.dtype !== side.dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the plan takes ${side.dtype}`);
-    if (!matches(v, side)) throw new RangeError(`${where}: ${name} has shape [${v.shape}] strides [${v.strides}], the plan's ${name} is shape [${side.shape}] strides [${side.strides}] (a leading batch axis of 1 may be left out)`);
+    if (!matches(v, side))
+      throw new RangeError(
+        `${where}: ${name} has shape [${v.shape}] strides [${v.strides}], the plan's ${name} is shape [${side.shape}] strides [${side.strides}] (a leading batch axis of 1 may be left out)`,
+      );
     return buf.ptr + v.byteOffset;
   }
   if (v instanceof DeviceBuffer) {
     if (!side.contiguous) throw new TypeError(`${where}: the plan's ${name} is strided: pass a StridedView of shape [${side.shape}] strides [${side.strides}]`);
-    if (v.byteLength < bytes) throw new RangeError(`${where}: ${name} holds ${v.byteLength} bytes, the plan's ${name} needs ${bytes} (${side.extent} ${side.dtype})`);
+    if (v.byteLength < bytes)
+      throw new RangeError(`${where}: ${name} holds ${v.byteLength} bytes, the plan's ${name} needs ${bytes} (${side.extent} ${side.dtype})`);
     return v.ptr;
   }
-  throw new TypeError(`${where}: ${name} must be a DeviceBuffer or a StridedView of device memory, got ${describe(v)}${ArrayBuffer.isView(v) ? ' (a host array: copy it to the GPU first)' : ''}`);
+  throw new TypeError(
+    `${where}: ${name} must be a DeviceBuffer or a StridedView of device memory, got ${describe(v)}${ArrayBuffer.isView(v) ? ' (a host array: copy it to the GPU first)' : ''}`,
+  );
 }
 
 /** True when the view's axes are the side's, with or without the batch axis when the batch is 1, or with the batch split over several leading axes that collapse. */
@@ -481,5 +505,17 @@ function makePlanMany(api: CufftApi, h: PlanHandle, g: FftGeometry): number {
   if (g.type === 'c2c' && g.input.contiguous && g.output.contiguous) return api.cufftMakePlanMany64(h, rank, n, null, 1, 0, null, 1, 0, type, g.batch);
   const i = cufftLayout('FftPlan', 'input', g.input.shape, g.input.strides);
   const o = cufftLayout('FftPlan', 'output', g.output.shape, g.output.strides);
-  return api.cufftMakePlanMany64(h, rank, n, BigInt64Array.from(i.embed, BigInt), i.stride, i.dist, BigInt64Array.from(o.embed, BigInt), o.stride, o.dist, type, g.batch);
+  return api.cufftMakePlanMany64(
+    h,
+    rank,
+    n,
+    BigInt64Array.from(i.embed, BigInt),
+    i.stride,
+    i.dist,
+    BigInt64Array.from(o.embed, BigInt),
+    o.stride,
+    o.dist,
+    type,
+    g.batch,
+  );
 }

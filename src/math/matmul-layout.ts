@@ -10,18 +10,20 @@ import { checkCount, checkDType } from './common';
 import { INT32_MAX, MatrixSlot, resolveMatrix, type Order } from './matrix';
 
 /** A matrix operand of a Matmul: a StridedView (its dtype, shape and strides are read) or a description. */
-export type MatrixDescription = StridedView | {
-  /** The element type: 'f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8' or 'i32'. */
-  dtype: DType;
-  /** [rows, cols] or [batch, rows, cols]. */
-  shape: readonly number[];
-  /** Storage order (default 'row'). */
-  order?: Order;
-  /** Leading dimension in elements (default: cols for 'row', rows for 'col'). */
-  ld?: number;
-  /** Elements from one matrix of the batch to the next (default rows·cols for contiguous matrices; 0: broadcast). */
-  batchStride?: number;
-};
+export type MatrixDescription =
+  | StridedView
+  | {
+      /** The element type: 'f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8' or 'i32'. */
+      dtype: DType;
+      /** [rows, cols] or [batch, rows, cols]. */
+      shape: readonly number[];
+      /** Storage order (default 'row'). */
+      order?: Order;
+      /** Leading dimension in elements (default: cols for 'row', rows for 'col'). */
+      ld?: number;
+      /** Elements from one matrix of the batch to the next (default rows·cols for contiguous matrices; 0: broadcast). */
+      batchStride?: number;
+    };
 
 /** The dtypes of Matmul operands. */
 export const MATMUL_DTYPES = ['f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8', 'i32'] as const;
@@ -109,7 +111,8 @@ export function describeMatrix(where: string, name: string, v: unknown): MatrixS
   checkKeys(`${where}: ${name}`, v, ['dtype', 'shape', 'order', 'ld', 'batchStride']);
   const d = v as { dtype: unknown; shape: unknown; order?: unknown; ld?: unknown; batchStride?: unknown };
   slot.dtype = checkDType(where, `${name}.dtype`, d.dtype, MATMUL_DTYPES);
-  if (!Array.isArray(d.shape) || (d.shape.length !== 2 && d.shape.length !== 3)) throw new RangeError(`${where}: ${name}.shape must be [rows, cols] or [batch, rows, cols], got ${describe(d.shape)}`);
+  if (!Array.isArray(d.shape) || (d.shape.length !== 2 && d.shape.length !== 3))
+    throw new RangeError(`${where}: ${name}.shape must be [rows, cols] or [batch, rows, cols], got ${describe(d.shape)}`);
   const shape = d.shape.map((x, i) => checkCount(where, `${name}.shape[${i}]`, x));
   const order = d.order ?? 'row';
   if (order !== 'row' && order !== 'col') throw new TypeError(`${where}: ${name}.order must be 'row' or 'col', got ${describe(order)}`);
@@ -118,7 +121,8 @@ export function describeMatrix(where: string, name: string, v: unknown): MatrixS
   slot.order = order;
   const extent = Math.max(1, order === 'row' ? slot.cols : slot.rows);
   slot.ld = d.ld === undefined ? extent : checkCount(where, `${name}.ld`, d.ld, 1);
-  if (slot.ld < extent || slot.ld > INT32_MAX) throw new RangeError(`${where}: ${name}.ld must be ≥ ${extent} (the ${order === 'row' ? 'cols' : 'rows'}), got ${slot.ld}`);
+  if (slot.ld < extent || slot.ld > INT32_MAX)
+    throw new RangeError(`${where}: ${name}.ld must be ≥ ${extent} (the ${order === 'row' ? 'cols' : 'rows'}), got ${slot.ld}`);
   slot.batch = shape.length === 3 ? shape[0] : 1;
   const span = slot.ld * (order === 'row' ? slot.rows : slot.cols);
   slot.batchStride = slot.batch <= 1 ? 0 : d.batchStride === undefined ? span : checkCount(where, `${name}.batchStride`, d.batchStride);
@@ -128,10 +132,14 @@ export function describeMatrix(where: string, name: string, v: unknown): MatrixS
 /** Throws a RangeError naming what differs between the described matrix and the one given to execute. */
 export function checkSameLayout(where: string, name: string, described: MatrixSlot, given: MatrixSlot): void {
   if (given.dtype !== described.dtype || given.rows !== described.rows || given.cols !== described.cols || given.batch !== described.batch) {
-    throw new RangeError(`${where}: ${name} is ${given.dtype} [${given.batch > 1 ? `${given.batch}, ` : ''}${given.rows}, ${given.cols}]; the Matmul was made for ${described.dtype} [${described.batch > 1 ? `${described.batch}, ` : ''}${described.rows}, ${described.cols}]`);
+    throw new RangeError(
+      `${where}: ${name} is ${given.dtype} [${given.batch > 1 ? `${given.batch}, ` : ''}${given.rows}, ${given.cols}]; the Matmul was made for ${described.dtype} [${described.batch > 1 ? `${described.batch}, ` : ''}${described.rows}, ${described.cols}]`,
+    );
   }
   if (given.order !== described.order || given.ld !== described.ld || (given.batch > 1 && given.batchStride !== described.batchStride)) {
-    throw new RangeError(`${where}: ${name} is ${given.order}-major with ld ${given.ld}${given.batch > 1 ? ` and batch stride ${given.batchStride}` : ''}; the Matmul was made for ${described.order}-major with ld ${described.ld}${described.batch > 1 ? ` and batch stride ${described.batchStride}` : ''}`);
+    throw new RangeError(
+      `${where}: ${name} is ${given.order}-major with ld ${given.ld}${given.batch > 1 ? ` and batch stride ${given.batchStride}` : ''}; the Matmul was made for ${described.order}-major with ld ${described.ld}${described.batch > 1 ? ` and batch stride ${described.batchStride}` : ''}`,
+    );
   }
 }
 

@@ -17,7 +17,18 @@ import type { Stream, StreamLike } from '../stream';
 import { ScalarBox, StreamBoundResource, checkCount, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
 import { CUBLAS_COMPUTE, checkComputeType, defaultComputeType, gemmScaleType, type ComputeType } from './blas-gemm';
 import { MatrixSlot, VectorSlot, checkTranspose, opCode, opCols, opRows, resolveMatrix, resolveVector, type Transpose } from './matrix';
-import { EPILOGUES, auxLayout, checkEpilogue, checkSameLayout, describeMatrix, epilogueTraits, type AuxLayout, type Epilogue, type EpilogueTraits, type MatrixDescription } from './matmul-layout';
+import {
+  EPILOGUES,
+  auxLayout,
+  checkEpilogue,
+  checkSameLayout,
+  describeMatrix,
+  epilogueTraits,
+  type AuxLayout,
+  type Epilogue,
+  type EpilogueTraits,
+  type MatrixDescription,
+} from './matmul-layout';
 
 export type { AuxLayout, Epilogue, MatrixDescription } from './matmul-layout';
 
@@ -101,7 +112,11 @@ const PREF = { MAX_WORKSPACE_BYTES: 1, MIN_ALIGNMENT_A: 5, MIN_ALIGNMENT_B: 6, M
 
 /** A cuBLASLt handle, descriptor, layout or preference: freed once, with the Matmul or by the finalizer. */
 class LtObject<H> extends Resource {
-  constructor(kind: string, readonly handle: H, destroy: (h: H) => void) {
+  constructor(
+    kind: string,
+    readonly handle: H,
+    destroy: (h: H) => void,
+  ) {
     super(kind, () => whenNoHostFuncs(() => destroy(handle)));
   }
 }
@@ -154,11 +169,24 @@ export class Matmul extends StreamBoundResource {
   private readonly slots = { a: new MatrixSlot(), b: new MatrixSlot(), c: new MatrixSlot(), d: new MatrixSlot(), v: new VectorSlot() };
   private planned: Planned | undefined;
   /** What execute resolved last (this.resolved: a, b, c, d), for the plan it was checked against (undefined: resolve again). */
-  private readonly memo: { a: unknown; b: unknown; c: unknown; d: unknown; plan: Planned | undefined } = { a: undefined, b: undefined, c: undefined, d: undefined, plan: undefined };
+  private readonly memo: { a: unknown; b: unknown; c: unknown; d: unknown; plan: Planned | undefined } = {
+    a: undefined,
+    b: undefined,
+    c: undefined,
+    d: undefined,
+    plan: undefined,
+  };
   private resolved: MatrixSlot[] = [];
   /** cublasLtMatmul of the typed layer, and its handle, descriptor and A/B/C/D layouts (read once, not per execute). */
   private readonly ltMatmul: typeof cublaslt.cublasLtMatmul;
-  private readonly handles: [cublaslt.cublasLtHandle_t, cublaslt.cublasLtMatmulDesc_t, cublaslt.cublasLtMatrixLayout_t, cublaslt.cublasLtMatrixLayout_t, cublaslt.cublasLtMatrixLayout_t, cublaslt.cublasLtMatrixLayout_t];
+  private readonly handles: [
+    cublaslt.cublasLtHandle_t,
+    cublaslt.cublasLtMatmulDesc_t,
+    cublaslt.cublasLtMatrixLayout_t,
+    cublaslt.cublasLtMatrixLayout_t,
+    cublaslt.cublasLtMatrixLayout_t,
+    cublaslt.cublasLtMatrixLayout_t,
+  ];
   /** The bias and aux addresses epilogueOperands worked out (no object per execute). */
   private readonly epilogue = { bias: 0, aux: 0 };
   private algos: MatmulAlgorithm[] = [];
@@ -171,10 +199,14 @@ export class Matmul extends StreamBoundResource {
   private constructor(init: MatmulInit) {
     const { api, lt } = init;
     const owned: { workspace: DeviceBuffer | undefined } = { workspace: undefined };
-    super('Matmul', () => {
-      owned.workspace?.close();
-      for (const o of [lt.op, lt.pref, ...lt.layouts, lt.handle]) o.close();
-    }, init.stream);
+    super(
+      'Matmul',
+      () => {
+        owned.workspace?.close();
+        for (const o of [lt.op, lt.pref, ...lt.layouts, lt.handle]) o.close();
+      },
+      init.stream,
+    );
     this.owned = owned;
     this.api = api;
     this.lt = lt;
@@ -205,7 +237,11 @@ export class Matmul extends StreamBoundResource {
     const track = <H>(o: LtObject<H>): LtObject<H> => (made.push(o), o);
     try {
       const handle = track(new LtObject('cublasLtHandle', api.cublasLtCreate(), (h) => api.cublasLtDestroy(h)));
-      const op = track(new LtObject('cublasLtMatmulDesc', api.cublasLtMatmulDescCreate(CUBLAS_COMPUTE[shape.compute], cudaDataType(where, shape.scale)), (h) => api.cublasLtMatmulDescDestroy(h)));
+      const op = track(
+        new LtObject('cublasLtMatmulDesc', api.cublasLtMatmulDescCreate(CUBLAS_COMPUTE[shape.compute], cudaDataType(where, shape.scale)), (h) =>
+          api.cublasLtMatmulDescDestroy(h),
+        ),
+      );
       api.cublasLtMatmulDescSetAttribute(op.handle, DESC.TRANSA, opCode(shape.tA));
       api.cublasLtMatmulDescSetAttribute(op.handle, DESC.TRANSB, opCode(shape.tB));
       const pref = track(new LtObject('cublasLtMatmulPreference', api.cublasLtMatmulPreferenceCreate(), (h) => api.cublasLtMatmulPreferenceDestroy(h)));
@@ -253,26 +289,50 @@ export class Matmul extends StreamBoundResource {
   plan(options: MatmulPlanOptions = {}): this {
     const where = 'Matmul.plan';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
-    for (const key of Object.keys(options)) if (!['epilogue', 'bias', 'maxWorkspaceBytes', 'algorithms'].includes(key)) throw new TypeError(`${where}: unknown option '${key}' (expected epilogue, bias, maxWorkspaceBytes, algorithms)`);
+    for (const key of Object.keys(options))
+      if (!['epilogue', 'bias', 'maxWorkspaceBytes', 'algorithms'].includes(key))
+        throw new TypeError(`${where}: unknown option '${key}' (expected epilogue, bias, maxWorkspaceBytes, algorithms)`);
     const epilogue = checkEpilogue(where, options.epilogue);
     const traits = epilogueTraits(epilogue);
     const maxBytes = options.maxWorkspaceBytes === undefined ? DEFAULT_WORKSPACE : checkCount(where, 'maxWorkspaceBytes', options.maxWorkspaceBytes);
     const count = options.algorithms === undefined ? 8 : checkCount(where, 'algorithms', options.algorithms, 1);
     if (count > 64) throw new RangeError(`${where}: algorithms must be at most 64, got ${count}`);
     const { d } = this.desc;
-    if (traits.columnMajorD && d.order !== 'col') throw new RangeError(`${where}: the ${epilogue} epilogue needs d column-major (cuBLASLt); d is described row-major: describe it { order: 'col' } (matrix(buf, { order: 'col', … }))`);
+    if (traits.columnMajorD && d.order !== 'col')
+      throw new RangeError(
+        `${where}: the ${epilogue} epilogue needs d column-major (cuBLASLt); d is described row-major: describe it { order: 'col' } (matrix(buf, { order: 'col', … }))`,
+      );
     if (options.bias !== undefined && !traits.bias) throw new TypeError(`${where}: the ${epilogue} epilogue takes no bias`);
     const bias = options.bias === undefined ? 256 : this.vector(where, 'bias', options.bias, this.m).address;
     const aux = traits.aux === undefined ? undefined : auxLayout(traits.aux, this.m, this.n, this.batch, d.dtype, DTYPE_SIZES[d.dtype]);
-    const alignment = Math.min(...Object.values(this.desc).filter((s): s is MatrixSlot => s !== undefined).map((s) => s.address === 0 ? 256 : alignmentOf(s.address)));
+    const alignment = Math.min(
+      ...Object.values(this.desc)
+        .filter((s): s is MatrixSlot => s !== undefined)
+        .map((s) => (s.address === 0 ? 256 : alignmentOf(s.address))),
+    );
     this.checkUsable(where);
     this.context.bind();
     this.configure(epilogue, traits, aux, bias, maxBytes, alignment);
-    const results = this.api.cublasLtMatmulAlgoGetHeuristic(this.lt.handle.handle, this.lt.op.handle, this.lt.layouts[0].handle, this.lt.layouts[1].handle, this.lt.layouts[2].handle, this.lt.layouts[3].handle, this.lt.pref.handle, count);
+    const results = this.api.cublasLtMatmulAlgoGetHeuristic(
+      this.lt.handle.handle,
+      this.lt.op.handle,
+      this.lt.layouts[0].handle,
+      this.lt.layouts[1].handle,
+      this.lt.layouts[2].handle,
+      this.lt.layouts[3].handle,
+      this.lt.pref.handle,
+      count,
+    );
     const usable = results.filter((r) => r.state === 0);
-    if (usable.length === 0) throw new RangeError(`${where}: cuBLASLt has no algorithm for this product with the ${epilogue} epilogue within ${maxBytes} bytes of workspace`);
+    if (usable.length === 0)
+      throw new RangeError(`${where}: cuBLASLt has no algorithm for this product with the ${epilogue} epilogue within ${maxBytes} bytes of workspace`);
     const recordType = this.api.records.cublasLtMatmulAlgo_t();
-    this.algos = usable.map((r, index) => ({ index, workspaceBytes: Number(r.workspaceSize), wavesCount: r.wavesCount, algo: encodeRecord(recordType, r.algo) }));
+    this.algos = usable.map((r, index) => ({
+      index,
+      workspaceBytes: Number(r.workspaceSize),
+      wavesCount: r.wavesCount,
+      algo: encodeRecord(recordType, r.algo),
+    }));
     this.chosen = 0;
     this.planned = { epilogue, traits, aux, alignment };
     this.allocateWorkspace(Math.max(...this.algos.map((a) => a.workspaceBytes)));
@@ -296,7 +356,8 @@ export class Matmul extends StreamBoundResource {
     this.pointers.aux = aux === undefined ? 0 : 256;
     const pref = this.lt.pref.handle;
     api.cublasLtMatmulPreferenceSetAttribute(pref, PREF.MAX_WORKSPACE_BYTES, maxBytes);
-    for (const attr of [PREF.MIN_ALIGNMENT_A, PREF.MIN_ALIGNMENT_B, PREF.MIN_ALIGNMENT_C, PREF.MIN_ALIGNMENT_D]) api.cublasLtMatmulPreferenceSetAttribute(pref, attr, alignment);
+    for (const attr of [PREF.MIN_ALIGNMENT_A, PREF.MIN_ALIGNMENT_B, PREF.MIN_ALIGNMENT_C, PREF.MIN_ALIGNMENT_D])
+      api.cublasLtMatmulPreferenceSetAttribute(pref, attr, alignment);
   }
 
   private allocateWorkspace(bytes: number): void {
@@ -313,7 +374,8 @@ export class Matmul extends StreamBoundResource {
     const s = resolveVector(where, name, v, this.slots.v, this.desc.d.dtype);
     if (s.n < length) throw new RangeError(`${where}: ${name} holds ${s.n} elements; ${length} needed`);
     if (s.inc !== 1 && s.n > 1) throw new RangeError(`${where}: ${name} must be contiguous (stride 1), got stride ${s.inc}`);
-    if (s.buffer!.context !== this.context) throw new TypeError(`${where}: ${name} belongs to ${String(s.buffer!.context)}, the Matmul to ${String(this.context)}`);
+    if (s.buffer!.context !== this.context)
+      throw new TypeError(`${where}: ${name} belongs to ${String(s.buffer!.context)}, the Matmul to ${String(this.context)}`);
     return s;
   }
 
@@ -321,8 +383,12 @@ export class Matmul extends StreamBoundResource {
   private operand(where: string, name: 'a' | 'b' | 'c' | 'd', v: unknown, described: MatrixSlot, alignment: number): MatrixSlot {
     const s = resolveMatrix(where, name, v, this.slots[name], described.order, true);
     checkSameLayout(where, name, described, s);
-    if (s.buffer!.context !== this.context) throw new TypeError(`${where}: ${name} belongs to ${String(s.buffer!.context)}, the Matmul to ${String(this.context)}`);
-    if (s.address % alignment !== 0) throw new RangeError(`${where}: ${name} lies at an address aligned to ${alignmentOf(s.address)} bytes; the plan assumed ${alignment} (plan with operands so aligned, or StridedViews at this offset)`);
+    if (s.buffer!.context !== this.context)
+      throw new TypeError(`${where}: ${name} belongs to ${String(s.buffer!.context)}, the Matmul to ${String(this.context)}`);
+    if (s.address % alignment !== 0)
+      throw new RangeError(
+        `${where}: ${name} lies at an address aligned to ${alignmentOf(s.address)} bytes; the plan assumed ${alignment} (plan with operands so aligned, or StridedViews at this offset)`,
+      );
     return s;
   }
 
@@ -335,15 +401,24 @@ export class Matmul extends StreamBoundResource {
     const where = 'Matmul.execute';
     const plan = this.planned;
     if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
-    if (typeof operands !== 'object' || operands === null) throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
+    if (typeof operands !== 'object' || operands === null)
+      throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
     // the views of the last execute again (immutable, checked against this plan then): only their buffers' life is checked
     const memo = this.memo;
-    if (operands.a !== memo.a || operands.b !== memo.b || operands.c !== memo.c || operands.d !== memo.d || plan !== memo.plan) this.resolveOperands(where, plan, operands);
+    if (operands.a !== memo.a || operands.b !== memo.b || operands.c !== memo.c || operands.d !== memo.d || plan !== memo.plan)
+      this.resolveOperands(where, plan, operands);
     else for (let i = 0; i < 4; i++) this.resolved[i].buffer!.launchAddress();
     const t = plan.traits;
     let bias = this.pointers.bias;
     let aux = this.pointers.aux;
-    if (t.bias || t.aux !== undefined || t.biasGrad !== undefined || operands.bias !== undefined || operands.aux !== undefined || operands.biasGrad !== undefined) {
+    if (
+      t.bias ||
+      t.aux !== undefined ||
+      t.biasGrad !== undefined ||
+      operands.bias !== undefined ||
+      operands.aux !== undefined ||
+      operands.biasGrad !== undefined
+    ) {
       this.epilogueOperands(where, plan, operands);
       bias = this.epilogue.bias;
       aux = this.epilogue.aux;
@@ -377,7 +452,24 @@ export class Matmul extends StreamBoundResource {
     const algo = this.algos[this.chosen];
     const h = this.handles;
     const r = this.resolved;
-    this.ltMatmul(h[0], h[1], alpha, r[0].address, h[2], r[1].address, h[3], beta, r[2].address, h[4], r[3].address, h[5], algo.algo, wsAddress, algo.workspaceBytes, stream);
+    this.ltMatmul(
+      h[0],
+      h[1],
+      alpha,
+      r[0].address,
+      h[2],
+      r[1].address,
+      h[3],
+      beta,
+      r[2].address,
+      h[4],
+      r[3].address,
+      h[5],
+      algo.algo,
+      wsAddress,
+      algo.workspaceBytes,
+      stream,
+    );
   }
 
   /** Resolves a, b, c and d against the plan into this.resolved and remembers them (execute's memo). */
@@ -393,7 +485,8 @@ export class Matmul extends StreamBoundResource {
     if (this.desc.c !== undefined) {
       if (operands.c === undefined) throw new TypeError(`${where}: c is missing (the Matmul was made with a c)`);
       C = this.operand(where, 'c', operands.c, this.desc.c, al);
-    } else if (operands.c !== undefined) throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
+    } else if (operands.c !== undefined)
+      throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
     this.resolved = [A, B, C, D];
     memo.a = operands.a;
     memo.b = operands.b;
@@ -411,8 +504,10 @@ export class Matmul extends StreamBoundResource {
   private epilogueOperands(where: string, plan: Planned, o: MatmulOperands): void {
     const t = plan.traits;
     if (t.bias !== (o.bias !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.bias ? 'needs a bias' : 'takes no bias'}`);
-    if ((t.aux !== undefined) !== (o.aux !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.aux ? `needs aux (${plan.aux!.bytes} bytes, see Matmul.aux)` : 'takes no aux'}`);
-    if ((t.biasGrad !== undefined) !== (o.biasGrad !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.biasGrad ? 'needs biasGrad' : 'takes no biasGrad'}`);
+    if ((t.aux !== undefined) !== (o.aux !== undefined))
+      throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.aux ? `needs aux (${plan.aux!.bytes} bytes, see Matmul.aux)` : 'takes no aux'}`);
+    if ((t.biasGrad !== undefined) !== (o.biasGrad !== undefined))
+      throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.biasGrad ? 'needs biasGrad' : 'takes no biasGrad'}`);
     const out = this.epilogue;
     out.bias = this.pointers.bias;
     out.aux = this.pointers.aux;
@@ -423,7 +518,10 @@ export class Matmul extends StreamBoundResource {
     if (o.aux !== undefined) {
       const aux = plan.aux!;
       const s = resolveVector(where, 'aux', o.aux, this.slots.v, 'u8');
-      if (s.inc !== 1 || s.n < aux.bytes) throw new RangeError(`${where}: aux must be ${aux.bytes} contiguous bytes (a DeviceBuffer of at least that size), got ${s.n} byte(s)${s.inc !== 1 ? ` with stride ${s.inc}` : ''}`);
+      if (s.inc !== 1 || s.n < aux.bytes)
+        throw new RangeError(
+          `${where}: aux must be ${aux.bytes} contiguous bytes (a DeviceBuffer of at least that size), got ${s.n} byte(s)${s.inc !== 1 ? ` with stride ${s.inc}` : ''}`,
+        );
       if (s.address % 256 !== 0) throw new RangeError(`${where}: aux must be 256-byte aligned`);
       out.aux = s.address;
     }
@@ -504,8 +602,11 @@ interface LtObjects {
 
 /** Checks the options of Matmul.create and works out M, N, K, the batch and the types (no library call). */
 function matmulShape(where: string, options: MatmulOptions): MatmulShape {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { a, b, c?, d?, transA?, transB?, computeType?, stream? }, got ${describe(options)}`);
-  for (const key of Object.keys(options)) if (!['a', 'b', 'c', 'd', 'transA', 'transB', 'computeType', 'stream'].includes(key)) throw new TypeError(`${where}: unknown option '${key}' (expected a, b, c, d, transA, transB, computeType, stream)`);
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`${where}: options must be an object { a, b, c?, d?, transA?, transB?, computeType?, stream? }, got ${describe(options)}`);
+  for (const key of Object.keys(options))
+    if (!['a', 'b', 'c', 'd', 'transA', 'transB', 'computeType', 'stream'].includes(key))
+      throw new TypeError(`${where}: unknown option '${key}' (expected a, b, c, d, transA, transB, computeType, stream)`);
   const tA = checkTranspose(where, 'transA', options.transA);
   const tB = checkTranspose(where, 'transB', options.transB);
   const a = describeMatrix(where, 'a', options.a);
@@ -517,13 +618,26 @@ function matmulShape(where: string, options: MatmulOptions): MatmulShape {
   const n = opCols(b, tB);
   const c = options.c === undefined ? undefined : describeMatrix(where, 'c', options.c);
   const batch = Math.max(a.batch, b.batch, c?.batch ?? 1, 1);
-  const d = options.d !== undefined ? describeMatrix(where, 'd', options.d) : c !== undefined ? Object.assign(new MatrixSlot(), c) : describeMatrix(where, 'd', { dtype: a.dtype === 'i8' ? 'i32' : a.dtype, shape: batch > 1 ? [batch, m, n] : [m, n], order: 'col' });
-  for (const [name, s] of [['c', c], ['d', d]] as const) {
+  const d =
+    options.d !== undefined
+      ? describeMatrix(where, 'd', options.d)
+      : c !== undefined
+        ? Object.assign(new MatrixSlot(), c)
+        : describeMatrix(where, 'd', { dtype: a.dtype === 'i8' ? 'i32' : a.dtype, shape: batch > 1 ? [batch, m, n] : [m, n], order: 'col' });
+  for (const [name, s] of [
+    ['c', c],
+    ['d', d],
+  ] as const) {
     if (s === undefined) continue;
     if (s.rows !== m || s.cols !== n) throw new RangeError(`${where}: ${name} is ${s.rows}×${s.cols} but op(a)·op(b) is ${m}×${n}`);
     if (c !== undefined && s.dtype !== c.dtype) throw new TypeError(`${where}: c holds ${c.dtype} and d ${s.dtype}: they must match`);
   }
-  for (const [name, s] of [['a', a], ['b', b], ['c', c], ['d', d]] as const) {
+  for (const [name, s] of [
+    ['a', a],
+    ['b', b],
+    ['c', c],
+    ['d', d],
+  ] as const) {
     if (s !== undefined && s.batch !== batch && s.batch !== 1) throw new RangeError(`${where}: ${name} holds ${s.batch} matrices, the product ${batch}`);
   }
   if (d.batch !== batch) throw new RangeError(`${where}: d must hold all ${batch} results, got ${d.batch}`);
@@ -536,7 +650,9 @@ function matmulShape(where: string, options: MatmulOptions): MatmulShape {
 
 /** The cuBLASLt layout of a described matrix: order, and the batch (a single matrix broadcast with offset 0). */
 function layoutOf(api: typeof cublaslt, where: string, s: MatrixSlot, batch: number): LtObject<cublaslt.cublasLtMatrixLayout_t> {
-  const layout = new LtObject('cublasLtMatrixLayout', api.cublasLtMatrixLayoutCreate(cudaDataType(where, s.dtype), s.rows, s.cols, s.ld), (h) => api.cublasLtMatrixLayoutDestroy(h));
+  const layout = new LtObject('cublasLtMatrixLayout', api.cublasLtMatrixLayoutCreate(cudaDataType(where, s.dtype), s.rows, s.cols, s.ld), (h) =>
+    api.cublasLtMatrixLayoutDestroy(h),
+  );
   try {
     if (s.order === 'row') api.cublasLtMatrixLayoutSetAttribute(layout.handle, LAYOUT.ORDER, 1);
     if (batch > 1) {

@@ -57,7 +57,8 @@ export interface MatrixOptions {
  */
 export function matrix(buffer: DeviceBuffer, options: MatrixOptions): StridedView {
   const where = 'matrix';
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { dtype, rows, cols, order?, ld?, byteOffset? }, got ${describe(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`${where}: options must be an object { dtype, rows, cols, order?, ld?, byteOffset? }, got ${describe(options)}`);
   checkKeys(where, options, ['dtype', 'rows', 'cols', 'order', 'ld', 'byteOffset']);
   const order = options.order ?? 'row';
   if (order !== 'row' && order !== 'col') throw new TypeError(`${where}: order must be 'row' or 'col', got ${describe(order)}`);
@@ -67,7 +68,12 @@ export function matrix(buffer: DeviceBuffer, options: MatrixOptions): StridedVie
   if (typeof ld !== 'number' || !Number.isSafeInteger(ld) || ld < (order === 'row' ? cols : rows) || ld < 1) {
     throw new RangeError(`${where}: ld must be an integer ≥ ${order === 'row' ? 'cols' : 'rows'} (and ≥ 1), got ${describe(ld)}`);
   }
-  return StridedView.of(buffer, { dtype: options.dtype, shape: [rows, cols], strides: order === 'row' ? [ld, 1] : [1, ld], byteOffset: options.byteOffset ?? 0 });
+  return StridedView.of(buffer, {
+    dtype: options.dtype,
+    shape: [rows, cols],
+    strides: order === 'row' ? [ld, 1] : [1, ld],
+    byteOffset: options.byteOffset ?? 0,
+  });
 }
 
 /** The leading dimension `order` gives a rows×cols matrix of strides [sr, sc], or -1 where that order does not fit. */
@@ -100,7 +106,8 @@ export function resolveMatrix(where: string, name: string, v: unknown, slot: Mat
   const shape = v.shape;
   const strides = v.strides;
   const nd = shape.length;
-  if (nd !== 2 && !(batched && nd === 3)) throw new RangeError(`${where}: ${name} must be ${batched ? '2-D [rows, cols] or 3-D [batch, rows, cols]' : '2-D [rows, cols]'}, got shape [${shape}]`);
+  if (nd !== 2 && !(batched && nd === 3))
+    throw new RangeError(`${where}: ${name} must be ${batched ? '2-D [rows, cols] or 3-D [batch, rows, cols]' : '2-D [rows, cols]'}, got shape [${shape}]`);
   const rows = shape[nd - 2];
   const cols = shape[nd - 1];
   const sr = strides[nd - 2];
@@ -112,9 +119,12 @@ export function resolveMatrix(where: string, name: string, v: unknown, slot: Mat
     ld = leadingDimension(order, rows, cols, sr, sc);
   }
   if (ld < 0) {
-    throw new RangeError(`${where}: ${name} (shape [${shape}], strides [${strides}]) is neither row-major (strides [ld, 1], ld ≥ cols) nor column-major (strides [1, ld], ld ≥ rows)`);
+    throw new RangeError(
+      `${where}: ${name} (shape [${shape}], strides [${strides}]) is neither row-major (strides [ld, 1], ld ≥ cols) nor column-major (strides [1, ld], ld ≥ rows)`,
+    );
   }
-  if (rows > INT32_MAX || cols > INT32_MAX || ld > INT32_MAX) throw new RangeError(`${where}: ${name} has a dimension or leading dimension above 2**31 - 1 (shape [${shape}], ld ${ld})`);
+  if (rows > INT32_MAX || cols > INT32_MAX || ld > INT32_MAX)
+    throw new RangeError(`${where}: ${name} has a dimension or leading dimension above 2**31 - 1 (shape [${shape}], ld ${ld})`);
   slot.address = buffer.ptr + v.byteOffset;
   slot.dtype = v.dtype;
   slot.rows = rows;
@@ -198,7 +208,10 @@ export function opCols(s: MatrixSlot, t: Transpose): number {
  */
 export function mappedOp(where: string, name: string, x: MatrixSlot, t: Transpose, target: Order): Transpose {
   if (x.order === target) return t;
-  if (t === 'C') throw new RangeError(`${where}: a conjugate transpose of ${name} needs ${name} in the same storage order as the output (${target}-major); ${name} is ${x.order}-major`);
+  if (t === 'C')
+    throw new RangeError(
+      `${where}: a conjugate transpose of ${name} needs ${name} in the same storage order as the output (${target}-major); ${name} is ${x.order}-major`,
+    );
   return t === 'N' ? 'T' : 'N';
 }
 

@@ -25,8 +25,15 @@ export type RandomOrdering = 'default' | 'best' | 'seeded' | 'legacy' | 'dynamic
 
 /** cuRAND's curandRngType_t codes (curand.h; test/math/random.test.ts compares them with the generated enum). */
 export const CURAND_RNG: Readonly<Record<RandomKind, number>> = Object.freeze({
-  xorwow: 101, mrg32k3a: 121, mtgp32: 141, mt19937: 142, philox4_32_10: 161,
-  sobol32: 201, scrambled_sobol32: 202, sobol64: 203, scrambled_sobol64: 204,
+  xorwow: 101,
+  mrg32k3a: 121,
+  mtgp32: 141,
+  mt19937: 142,
+  philox4_32_10: 161,
+  sobol32: 201,
+  scrambled_sobol32: 202,
+  sobol64: 203,
+  scrambled_sobol64: 204,
 });
 /** curandOrdering_t codes of the pseudo generators' orderings, and the quasi generators' default. */
 export const CURAND_ORDERING = Object.freeze({
@@ -94,21 +101,26 @@ function checkU64(where: string, name: string, v: unknown): number | bigint {
 }
 
 /** Checks every option of create() and returns them resolved (nothing loaded). */
-function checkOptions(where: string, options: unknown): { kind: RandomKind; seed?: number | bigint; offset?: number | bigint; ordering: RandomOrdering; dimensions?: number; stream?: StreamLike } {
+function checkOptions(
+  where: string,
+  options: unknown,
+): { kind: RandomKind; seed?: number | bigint; offset?: number | bigint; ordering: RandomOrdering; dimensions?: number; stream?: StreamLike } {
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
   const o = options as RandomGeneratorOptions;
   checkKeys(where, o, ['kind', 'seed', 'offset', 'ordering', 'dimensions', 'stream']);
   const kind = o.kind ?? 'philox4_32_10';
   if (!KINDS.includes(kind)) throw new TypeError(`${where}: kind must be one of ${KINDS.map((k) => `'${k}'`).join(', ')}, got ${describe(kind)}`);
   const ordering = o.ordering ?? 'default';
-  if (!ORDERINGS.includes(ordering)) throw new TypeError(`${where}: ordering must be one of ${ORDERINGS.map((k) => `'${k}'`).join(', ')}, got ${describe(ordering)}`);
+  if (!ORDERINGS.includes(ordering))
+    throw new TypeError(`${where}: ordering must be one of ${ORDERINGS.map((k) => `'${k}'`).join(', ')}, got ${describe(ordering)}`);
   const quasi = isQuasi(kind);
   if (quasi && ordering !== 'default') throw new TypeError(`${where}: a quasi generator (${kind}) takes ordering 'default' only, got '${ordering}'`);
   if (quasi && o.seed !== undefined) throw new TypeError(`${where}: a quasi generator (${kind}) takes no seed (use offset or the scrambled kinds)`);
   if (!quasi && o.dimensions !== undefined) throw new TypeError(`${where}: dimensions are for the quasi generators (sobol…), not ${kind}`);
   const seed = o.seed === undefined ? undefined : checkU64(where, 'seed', o.seed);
   const offset = o.offset === undefined ? undefined : checkU64(where, 'offset', o.offset);
-  if (offset !== undefined && offset !== 0 && offset !== 0n && (kind === 'mtgp32' || kind === 'mt19937')) throw new RangeError(`${where}: ${kind} cannot start at an offset (cuRAND does not support it)`);
+  if (offset !== undefined && offset !== 0 && offset !== 0n && (kind === 'mtgp32' || kind === 'mt19937'))
+    throw new RangeError(`${where}: ${kind} cannot start at an offset (cuRAND does not support it)`);
   const dimensions = o.dimensions === undefined ? undefined : checkCount(where, 'dimensions', o.dimensions, 1);
   if (dimensions !== undefined && dimensions > 20000) throw new RangeError(`${where}: dimensions must be 1 to 20000, got ${dimensions}`);
   return { kind, seed, offset, ordering, dimensions, stream: o.stream };
@@ -180,7 +192,8 @@ export class RandomGenerator extends StreamBoundResource {
       if (o.seed !== undefined) api.curandSetPseudoRandomGeneratorSeed(h, o.seed);
       if (o.offset !== undefined) api.curandSetGeneratorOffset(h, o.offset);
       const quasi = isQuasi(o.kind);
-      if (o.ordering !== 'default' || quasi) api.curandSetGeneratorOrdering(h, (quasi ? CURAND_ORDERING.quasiDefault : CURAND_ORDERING[o.ordering]) as curand.curandOrdering_t);
+      if (o.ordering !== 'default' || quasi)
+        api.curandSetGeneratorOrdering(h, (quasi ? CURAND_ORDERING.quasiDefault : CURAND_ORDERING[o.ordering]) as curand.curandOrdering_t);
       if (o.dimensions !== undefined) api.curandSetQuasiRandomGeneratorDimensions(h, o.dimensions);
     } catch (e) {
       try {
@@ -221,7 +234,8 @@ export class RandomGenerator extends StreamBoundResource {
   setOffset(offset: number | bigint): this {
     const where = 'RandomGenerator.setOffset';
     const v = checkU64(where, 'offset', offset);
-    if (this.kind === 'mtgp32' || this.kind === 'mt19937') throw new RangeError(`${where}: ${this.kind} cannot start at an offset (cuRAND does not support it)`);
+    if (this.kind === 'mtgp32' || this.kind === 'mt19937')
+      throw new RangeError(`${where}: ${this.kind} cannot start at an offset (cuRAND does not support it)`);
     this.checkUsable(where);
     this.context.bind();
     this.api.curandSetGeneratorOffset(this.h, v);
@@ -323,7 +337,13 @@ export class RandomGenerator extends StreamBoundResource {
     const t = this.target(where, out, o.dtype, FLOATS);
     if (t.count === 0) return out;
     const f32 = t.dtype === 'f32';
-    const gen = f32 ? (log ? this.api.curandGenerateLogNormal : this.api.curandGenerateNormal) : log ? this.api.curandGenerateLogNormalDouble : this.api.curandGenerateNormalDouble;
+    const gen = f32
+      ? log
+        ? this.api.curandGenerateLogNormal
+        : this.api.curandGenerateNormal
+      : log
+        ? this.api.curandGenerateLogNormalDouble
+        : this.api.curandGenerateNormalDouble;
     const size = f32 ? 4 : 8;
     // Pseudo generators make pairs: an even count at a pair-aligned address goes straight in.
     if (isQuasi(this.kind) || (t.count % 2 === 0 && t.address % (2 * size) === 0)) {
@@ -365,16 +385,24 @@ export class RandomGenerator extends StreamBoundResource {
       if (!(buffer instanceof DeviceBuffer)) throw new TypeError(`${where}: out must view device memory, got a view of ${describe(buffer)}`);
       if (!(allowed as readonly DType[]).includes(out.dtype)) throw new TypeError(`${where}: out holds ${out.dtype}, expected ${allowed.join(' or ')}`);
       if (dtype !== undefined && dtype !== out.dtype) throw new TypeError(`${where}: out holds ${out.dtype}, the dtype option says ${dtype}`);
-      if (!out.isContiguous) throw new RangeError(`${where}: out must be contiguous (cuRAND writes consecutive elements), got strides [${out.strides}] for shape [${out.shape}]`);
+      if (!out.isContiguous)
+        throw new RangeError(`${where}: out must be contiguous (cuRAND writes consecutive elements), got strides [${out.strides}] for shape [${out.shape}]`);
       t = { address: buffer.ptr + out.byteOffset, count: out.size, buffer, dtype: out.dtype as D };
     } else if (out instanceof DeviceBuffer) {
-      if (dtype === undefined) throw new TypeError(`${where}: out is a DeviceBuffer without a dtype: pass { dtype: ${allowed.map((d) => `'${d}'`).join(' | ')} } or a StridedView`);
-      if (!(allowed as readonly DType[]).includes(dtype)) throw new TypeError(`${where}: dtype must be ${allowed.map((d) => `'${d}'`).join(' or ')}, got ${describe(dtype)}`);
+      if (dtype === undefined)
+        throw new TypeError(`${where}: out is a DeviceBuffer without a dtype: pass { dtype: ${allowed.map((d) => `'${d}'`).join(' | ')} } or a StridedView`);
+      if (!(allowed as readonly DType[]).includes(dtype))
+        throw new TypeError(`${where}: dtype must be ${allowed.map((d) => `'${d}'`).join(' or ')}, got ${describe(dtype)}`);
       t = { address: out.ptr, count: Math.floor(out.byteLength / DTYPE_SIZES[dtype]), buffer: out, dtype };
     } else {
-      throw new TypeError(`${where}: out must be a DeviceBuffer or a StridedView of device memory, got ${describe(out)}${ArrayBuffer.isView(out) ? ' (a host array: cuRAND writes device memory; allocate a DeviceBuffer)' : ''}`);
+      throw new TypeError(
+        `${where}: out must be a DeviceBuffer or a StridedView of device memory, got ${describe(out)}${ArrayBuffer.isView(out) ? ' (a host array: cuRAND writes device memory; allocate a DeviceBuffer)' : ''}`,
+      );
     }
-    if (t.count % this.dimensions !== 0) throw new RangeError(`${where}: a ${this.kind} generator of ${this.dimensions} dimensions fills whole multiples of ${this.dimensions} values, got ${t.count}`);
+    if (t.count % this.dimensions !== 0)
+      throw new RangeError(
+        `${where}: a ${this.kind} generator of ${this.dimensions} dimensions fills whole multiples of ${this.dimensions} values, got ${t.count}`,
+      );
     this.context.bind();
     if (anyCapture()) noteUse(this.context, this.stream.handle, this, t.buffer);
     return t;

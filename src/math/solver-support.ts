@@ -53,7 +53,13 @@ export class NotPositiveDefiniteError extends SolverError {
    * @param info potrf's positive info: the order of the leading minor that is not positive (index + 1).
    */
   constructor(where: string, func: string, info: number) {
-    super(where, func, info, 'CUSOLVER_INFO_NOT_POSITIVE_DEFINITE', `the matrix is not positive definite: the leading minor of order ${info} (row/column ${info - 1}) is not positive`);
+    super(
+      where,
+      func,
+      info,
+      'CUSOLVER_INFO_NOT_POSITIVE_DEFINITE',
+      `the matrix is not positive definite: the leading minor of order ${info} (row/column ${info - 1}) is not positive`,
+    );
     this.index = info - 1;
   }
 }
@@ -258,19 +264,31 @@ export function allocVector(dtype: DType, length: number, stream: Stream): Strid
 }
 
 /** An output matrix given by the caller: a view of `dtype`, rows × cols, in the layout the call writes. */
-export function outputMatrix(where: string, name: string, v: unknown, dtype: DType, rows: number, cols: number, colMajor: boolean): { address: number; ld: number } {
+export function outputMatrix(
+  where: string,
+  name: string,
+  v: unknown,
+  dtype: DType,
+  rows: number,
+  cols: number,
+  colMajor: boolean,
+): { address: number; ld: number } {
   const r = operand(where, name, v, dtype);
-  if (r.shape.length !== 2 || r.shape[0] !== rows || r.shape[1] !== cols) throw new RangeError(`${where}: ${name} must be ${rows}×${cols}, got shape [${r.shape}]`);
+  if (r.shape.length !== 2 || r.shape[0] !== rows || r.shape[1] !== cols)
+    throw new RangeError(`${where}: ${name} must be ${rows}×${cols}, got shape [${r.shape}]`);
   const [s0, s1] = r.strides;
   if (colMajor && (rows <= 1 || s0 === 1) && s1 >= Math.max(1, rows)) return { address: r.address, ld: Math.max(1, s1, rows) };
   if (!colMajor && (cols <= 1 || s1 === 1) && s0 >= Math.max(1, cols)) return { address: r.address, ld: Math.max(1, s0, cols) };
-  throw new TypeError(`${where}: ${name} must be ${colMajor ? 'column-major (strides [1, ld])' : 'row-major (strides [ld, 1])'} like a, got strides [${r.strides}]`);
+  throw new TypeError(
+    `${where}: ${name} must be ${colMajor ? 'column-major (strides [1, ld])' : 'row-major (strides [ld, 1])'} like a, got strides [${r.strides}]`,
+  );
 }
 
 /** An output vector given by the caller: 1-D contiguous, at least `length` elements of `dtype`. */
 export function outputVector(where: string, name: string, v: unknown, dtype: DType, length: number): number {
   const r = operand(where, name, v, dtype);
-  if (r.shape.length !== 1 || (r.shape[0] > 1 && r.strides[0] !== 1)) throw new TypeError(`${where}: ${name} must be a 1-D contiguous vector, got shape [${r.shape}]`);
+  if (r.shape.length !== 1 || (r.shape[0] > 1 && r.strides[0] !== 1))
+    throw new TypeError(`${where}: ${name} must be a 1-D contiguous vector, got shape [${r.shape}]`);
   if (r.shape[0] < length) throw new RangeError(`${where}: ${name} holds ${r.shape[0]} elements, needs ${length}`);
   return r.address;
 }

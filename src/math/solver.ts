@@ -21,8 +21,22 @@ import { DTYPE_SIZES, type StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
 import { StreamBoundResource, createStream, cudaDataType, operand, resolveStream, type Operand } from './common';
 import {
-  ConvergenceError, InfoSlots, NotPositiveDefiniteError, REAL_OF, SingularMatrixError, allocMatrix, allocVector, checkColMajor,
-  checkComplexLayout, checkSquare, infoError, outputMatrix, outputVector, rightHandSides, solverMatrix, type SolverError,
+  ConvergenceError,
+  InfoSlots,
+  NotPositiveDefiniteError,
+  REAL_OF,
+  SingularMatrixError,
+  allocMatrix,
+  allocVector,
+  checkColMajor,
+  checkComplexLayout,
+  checkSquare,
+  infoError,
+  outputMatrix,
+  outputVector,
+  rightHandSides,
+  solverMatrix,
+  type SolverError,
 } from './solver-support';
 
 export { ConvergenceError, NotPositiveDefiniteError, SingularMatrixError, SolverError, type SolverDType } from './solver-support';
@@ -130,16 +144,20 @@ export class DenseSolver extends StreamBoundResource {
 
   private constructor(handle: cusolver.cusolverDnHandle_t, params: cusolver.cusolverDnParams_t, stream: Stream) {
     const slots = new InfoSlots(stream.context);
-    super('DenseSolver', () => {
-      slots.close();
-      if (!stream.context.bindForFree()) return;
-      const api = loadCusolver();
-      try {
-        api.cusolverDnDestroyParams(params);
-      } finally {
-        api.cusolverDnDestroy(handle);
-      }
-    }, stream);
+    super(
+      'DenseSolver',
+      () => {
+        slots.close();
+        if (!stream.context.bindForFree()) return;
+        const api = loadCusolver();
+        try {
+          api.cusolverDnDestroyParams(params);
+        } finally {
+          api.cusolverDnDestroy(handle);
+        }
+      },
+      stream,
+    );
     this.handle = handle;
     this.params = params;
     this.slots = slots;
@@ -181,7 +199,15 @@ export class DenseSolver extends StreamBoundResource {
   // ── the machinery every call shares ──────────────────────────────────────────────────────────
 
   /** Takes an info slot and workspaces, runs `run`, enqueues the info copy; frees what it can at once. */
-  private launch<T>(where: string, func: string, sizes: Sizes | undefined, run: Run, positive: Pending<T>['positive'], value: T, allocated: DeviceBuffer[]): Pending<T> {
+  private launch<T>(
+    where: string,
+    func: string,
+    sizes: Sizes | undefined,
+    run: Run,
+    positive: Pending<T>['positive'],
+    value: T,
+    allocated: DeviceBuffer[],
+  ): Pending<T> {
     const stream = this.stream;
     let slot = -1;
     let work: DeviceBuffer | undefined;
@@ -279,8 +305,15 @@ export class DenseSolver extends StreamBoundResource {
     const api = this.api(where);
     const [h, p, uplo, dt] = [this.handle, this.params, fill(lower, A.colMajor), cudaDataType(where, A.dtype)];
     const sizes = api.cusolverDnXpotrf_bufferSize(h, p, uplo, n, dt, A.r.address, A.ld, dt);
-    return this.launch(where, 'cusolverDnXpotrf', sizes, (w, wb, hw, hb, info) => api.cusolverDnXpotrf(h, p, uplo, n, dt, A.r.address, A.ld, dt, w, wb, hw, hb, info),
-      (info) => new NotPositiveDefiniteError(where, 'cusolverDnXpotrf', info), undefined, []);
+    return this.launch(
+      where,
+      'cusolverDnXpotrf',
+      sizes,
+      (w, wb, hw, hb, info) => api.cusolverDnXpotrf(h, p, uplo, n, dt, A.r.address, A.ld, dt, w, wb, hw, hb, info),
+      (info) => new NotPositiveDefiniteError(where, 'cusolverDnXpotrf', info),
+      undefined,
+      [],
+    );
   }
 
   /**
@@ -314,7 +347,15 @@ export class DenseSolver extends StreamBoundResource {
     const B = rightHandSides(where, 'b', b, A.dtype, n);
     const api = this.api(where);
     const [h, p, uplo, dt] = [this.handle, this.params, fill(lower, A.colMajor), cudaDataType(where, A.dtype)];
-    return this.launch(where, 'cusolverDnXpotrs', undefined, (_w, _wb, _hw, _hb, info) => api.cusolverDnXpotrs(h, p, uplo, n, B.nrhs, dt, A.r.address, A.ld, dt, B.r.address, B.ld, info), undefined, undefined, []);
+    return this.launch(
+      where,
+      'cusolverDnXpotrs',
+      undefined,
+      (_w, _wb, _hw, _hb, info) => api.cusolverDnXpotrs(h, p, uplo, n, B.nrhs, dt, A.r.address, A.ld, dt, B.r.address, B.ld, info),
+      undefined,
+      undefined,
+      [],
+    );
   }
 
   // ── LU ───────────────────────────────────────────────────────────────────────────────────────
@@ -362,8 +403,15 @@ export class DenseSolver extends StreamBoundResource {
       throw e;
     }
     const lu = new LuFactors(a, pivots, !A.colMajor, allocated.length > 0);
-    return this.launch(where, 'cusolverDnXgetrf', sizes, (w, wb, hw, hb, info) => api.cusolverDnXgetrf(h, p, A.m, A.n, dt, A.r.address, A.ld, ipiv, dt, w, wb, hw, hb, info),
-      (info) => new SingularMatrixError(where, 'cusolverDnXgetrf', info), lu, allocated);
+    return this.launch(
+      where,
+      'cusolverDnXgetrf',
+      sizes,
+      (w, wb, hw, hb, info) => api.cusolverDnXgetrf(h, p, A.m, A.n, dt, A.r.address, A.ld, ipiv, dt, w, wb, hw, hb, info),
+      (info) => new SingularMatrixError(where, 'cusolverDnXgetrf', info),
+      lu,
+      allocated,
+    );
   }
 
   /**
@@ -393,7 +441,15 @@ export class DenseSolver extends StreamBoundResource {
     const ipiv = operand(where, 'lu.pivots', lu.pivots, 'i64').address;
     const api = this.api(where);
     const [h, p, dt, trans] = [this.handle, this.params, cudaDataType(where, A.dtype), lu.transposed ? OP_T : OP_N];
-    return this.launch(where, 'cusolverDnXgetrs', undefined, (_w, _wb, _hw, _hb, info) => api.cusolverDnXgetrs(h, p, trans, n, B.nrhs, dt, A.r.address, A.ld, ipiv, dt, B.r.address, B.ld, info), undefined, undefined, []);
+    return this.launch(
+      where,
+      'cusolverDnXgetrs',
+      undefined,
+      (_w, _wb, _hw, _hb, info) => api.cusolverDnXgetrs(h, p, trans, n, B.nrhs, dt, A.r.address, A.ld, ipiv, dt, B.r.address, B.ld, info),
+      undefined,
+      undefined,
+      [],
+    );
   }
 
   // ── QR ───────────────────────────────────────────────────────────────────────────────────────
@@ -439,7 +495,15 @@ export class DenseSolver extends StreamBoundResource {
       for (const b of allocated) b.close();
       throw e;
     }
-    return this.launch(where, 'cusolverDnXgeqrf', sizes, (w, wb, hw, hb, info) => api.cusolverDnXgeqrf(h, p, A.m, A.n, dt, A.r.address, A.ld, dt, tauAddress, dt, w, wb, hw, hb, info), undefined, tau, allocated);
+    return this.launch(
+      where,
+      'cusolverDnXgeqrf',
+      sizes,
+      (w, wb, hw, hb, info) => api.cusolverDnXgeqrf(h, p, A.m, A.n, dt, A.r.address, A.ld, dt, tauAddress, dt, w, wb, hw, hb, info),
+      undefined,
+      tau,
+      allocated,
+    );
   }
 
   /**
@@ -477,7 +541,15 @@ export class DenseSolver extends StreamBoundResource {
     // the legacy call counts its workspace in elements of the data type
     const lwork = (api[`${fn}_bufferSize`] as typeof api.cusolverDnSorgqr_bufferSize)(h, A.m, A.n, k, A.r.address, A.ld, tauAddress);
     const sizes = { workspaceInBytesOnDevice: lwork * DTYPE_SIZES[A.dtype], workspaceInBytesOnHost: 0 };
-    return this.launch(where, fn, sizes, (w, _wb, _hw, _hb, info) => (api[fn] as typeof api.cusolverDnSorgqr)(h, A.m, A.n, k, A.r.address, A.ld, tauAddress, w, lwork, info), undefined, undefined, []);
+    return this.launch(
+      where,
+      fn,
+      sizes,
+      (w, _wb, _hw, _hb, info) => (api[fn] as typeof api.cusolverDnSorgqr)(h, A.m, A.n, k, A.r.address, A.ld, tauAddress, w, lwork, info),
+      undefined,
+      undefined,
+      [],
+    );
   }
 
   // ── eigen and singular values ────────────────────────────────────────────────────────────────
@@ -529,8 +601,15 @@ export class DenseSolver extends StreamBoundResource {
       for (const b of allocated) b.close();
       throw e;
     }
-    return this.launch(where, 'cusolverDnXsyevd', sizes, (ws, wb, hw, hb, info) => api.cusolverDnXsyevd(h, p, jobz, uplo, n, dt, A.r.address, A.ld, rt, wAddress, dt, ws, wb, hw, hb, info),
-      (info) => new ConvergenceError(where, 'cusolverDnXsyevd', info), w, allocated);
+    return this.launch(
+      where,
+      'cusolverDnXsyevd',
+      sizes,
+      (ws, wb, hw, hb, info) => api.cusolverDnXsyevd(h, p, jobz, uplo, n, dt, A.r.address, A.ld, rt, wAddress, dt, ws, wb, hw, hb, info),
+      (info) => new ConvergenceError(where, 'cusolverDnXsyevd', info),
+      w,
+      allocated,
+    );
   }
 
   /**
@@ -575,7 +654,10 @@ export class DenseSolver extends StreamBoundResource {
       const vt = mode === 'none' ? undefined : made(o.vt, () => allocMatrix(A.dtype, shapes.vt[0], shapes.vt[1], A.colMajor, this.stream));
       // a row-major a is Aᵀ = V Σ Uᵀ to cuSOLVER: its U is our vt (read row-major), its Vᵀ our u;
       // without vectors, null arrays with the leading dimensions cuSOLVER checks (m and n)
-      let [cuU, cuVT] = [{ address: 0, ld: A.m }, { address: 0, ld: A.n }];
+      let [cuU, cuVT] = [
+        { address: 0, ld: A.m },
+        { address: 0, ld: A.n },
+      ];
       if (u !== undefined && vt !== undefined) {
         const uOut = outputMatrix(where, 'u', u, A.dtype, shapes.u[0], shapes.u[1], A.colMajor);
         const vtOut = outputMatrix(where, 'vt', vt, A.dtype, shapes.vt[0], shapes.vt[1], A.colMajor);
@@ -611,17 +693,23 @@ function svdShapes(A: { m: number; n: number; colMajor: boolean }, mode: 'all' |
 
 /** gesvd's arguments checked: the options, the vectors mode, a as cuSOLVER sees it, the output shapes and real dtype. */
 function gesvdArgs(where: string, a: StridedView, opts: { vectors?: 'all' | 'thin' | 'none'; s?: Operand; u?: Operand; vt?: Operand } | undefined) {
-    const o = options(where, opts, ['vectors', 's', 'u', 'vt']);
-    const mode = o.vectors ?? 'all';
-    if (mode !== 'all' && mode !== 'thin' && mode !== 'none') throw new TypeError(`${where}: vectors must be 'all', 'thin' or 'none', got ${describe(mode)}`);
-    if (mode === 'none' && (o.u !== undefined || o.vt !== undefined)) throw new TypeError(`${where}: u and vt are not computed with vectors 'none'`);
-    const A = solverMatrix(where, 'a', a);
-    if (A.m < A.n) {
-      throw new RangeError(`${where}: cuSOLVER's gesvd needs rows ≥ cols of the column-major matrix; a ${A.colMajor ? 'column' : 'row'}-major ${A.rows}×${A.cols} a is not: decompose its transpose (aᵀ = v · diag(s) · uᵀ)`);
-    }
-    const shapes = svdShapes(A, mode);
-    const real = REAL_OF[A.dtype];
-    if (o.s !== undefined) outputVector(where, 's', o.s, real, A.n);
-    for (const [name, v, [r, c]] of [['u', o.u, shapes.u], ['vt', o.vt, shapes.vt]] as const) if (v !== undefined) outputMatrix(where, name, v, A.dtype, r, c, A.colMajor);
+  const o = options(where, opts, ['vectors', 's', 'u', 'vt']);
+  const mode = o.vectors ?? 'all';
+  if (mode !== 'all' && mode !== 'thin' && mode !== 'none') throw new TypeError(`${where}: vectors must be 'all', 'thin' or 'none', got ${describe(mode)}`);
+  if (mode === 'none' && (o.u !== undefined || o.vt !== undefined)) throw new TypeError(`${where}: u and vt are not computed with vectors 'none'`);
+  const A = solverMatrix(where, 'a', a);
+  if (A.m < A.n) {
+    throw new RangeError(
+      `${where}: cuSOLVER's gesvd needs rows ≥ cols of the column-major matrix; a ${A.colMajor ? 'column' : 'row'}-major ${A.rows}×${A.cols} a is not: decompose its transpose (aᵀ = v · diag(s) · uᵀ)`,
+    );
+  }
+  const shapes = svdShapes(A, mode);
+  const real = REAL_OF[A.dtype];
+  if (o.s !== undefined) outputVector(where, 's', o.s, real, A.n);
+  for (const [name, v, [r, c]] of [
+    ['u', o.u, shapes.u],
+    ['vt', o.vt, shapes.vt],
+  ] as const)
+    if (v !== undefined) outputMatrix(where, name, v, A.dtype, r, c, A.colMajor);
   return { o, mode, A, shapes, real };
 }

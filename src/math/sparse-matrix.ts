@@ -92,7 +92,8 @@ function firstLength(format: SparseFormat, rows: number, cols: number, nnz: numb
 /** A device array resolved as a 1-D contiguous vector of `dtype`, at least `length` elements. */
 function deviceArray(where: string, name: string, v: unknown, dtype: DType, length: number): ResolvedOperand {
   const r = operand(where, name, v, dtype);
-  if (r.shape.length !== 1 || (r.shape[0] > 1 && r.strides[0] !== 1)) throw new TypeError(`${where}: ${name} must be a 1-D contiguous array, got shape [${r.shape}] strides [${r.strides}]`);
+  if (r.shape.length !== 1 || (r.shape[0] > 1 && r.strides[0] !== 1))
+    throw new TypeError(`${where}: ${name} must be a 1-D contiguous array, got shape [${r.shape}] strides [${r.strides}]`);
   if (r.shape[0] < length) throw new RangeError(`${where}: ${name} holds ${r.shape[0]} ${dtype} elements, needs ${length}`);
   return r;
 }
@@ -195,13 +196,17 @@ export class SparseMatrix extends Resource {
 
   /** @internal use csr / coo / csc / fromHost */
   constructor(format: SparseFormat, p: CheckedParts, descriptor: cusparse.cusparseSpMatDescr_t, owned: readonly DeviceBuffer[]) {
-    super(`SparseMatrix (${format.toUpperCase()})`, () => {
-      try {
-        loadCusparse().cusparseDestroySpMat(descriptor);
-      } finally {
-        for (const b of owned) b.close();
-      }
-    }, owned.length > 0 ? [] : [ownerOf(p.first.buffer), ownerOf(p.second.buffer), ownerOf(p.values.buffer)]);
+    super(
+      `SparseMatrix (${format.toUpperCase()})`,
+      () => {
+        try {
+          loadCusparse().cusparseDestroySpMat(descriptor);
+        } finally {
+          for (const b of owned) b.close();
+        }
+      },
+      owned.length > 0 ? [] : [ownerOf(p.first.buffer), ownerOf(p.second.buffer), ownerOf(p.values.buffer)],
+    );
     this.format = format;
     this.rows = p.rows;
     this.cols = p.cols;
@@ -258,7 +263,8 @@ export class SparseMatrix extends Resource {
    */
   static fromHost(format: SparseFormat, parts: HostSparseParts, options: { stream?: StreamLike } = {}): SparseMatrix {
     const where = 'SparseMatrix.fromHost';
-    if (format !== 'csr' && format !== 'coo' && format !== 'csc') throw new TypeError(`${where}: format must be 'csr', 'coo' or 'csc', got ${describe(format)}`);
+    if (format !== 'csr' && format !== 'coo' && format !== 'csc')
+      throw new TypeError(`${where}: format must be 'csr', 'coo' or 'csc', got ${describe(format)}`);
     if (typeof parts !== 'object' || parts === null) throw new TypeError(`${where}: parts must be an object, got ${describe(parts)}`);
     checkKeys(where, parts, ['rows', 'cols', 'rowOffsets', 'colOffsets', 'rowIndices', 'colIndices', 'values', 'dtype', 'indexBase']);
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
@@ -269,19 +275,26 @@ export class SparseMatrix extends Resource {
     const first = parts[firstName];
     const second = parts[secondName];
     const values = parts.values;
-    if (!(values instanceof Float32Array) && !(values instanceof Float64Array)) throw new TypeError(`${where}: values must be a Float32Array or Float64Array, got ${describe(values)}`);
+    if (!(values instanceof Float32Array) && !(values instanceof Float64Array))
+      throw new TypeError(`${where}: values must be a Float32Array or Float64Array, got ${describe(values)}`);
     const dtype = parts.dtype ?? (values instanceof Float32Array ? 'f32' : 'f64');
     checkDType(where, 'dtype', dtype, SPARSE_VALUE_TYPES);
-    if ((dtype === 'f32' || dtype === 'c64') !== values instanceof Float32Array) throw new TypeError(`${where}: dtype '${dtype}' does not match values, a ${values.constructor.name}`);
-    for (const [name, a] of [[firstName, first], [secondName, second]] as const) {
-      if (!(a instanceof Int32Array) && !(a instanceof BigInt64Array)) throw new TypeError(`${where}: ${name} must be an Int32Array or BigInt64Array, got ${describe(a)}`);
+    if ((dtype === 'f32' || dtype === 'c64') !== values instanceof Float32Array)
+      throw new TypeError(`${where}: dtype '${dtype}' does not match values, a ${values.constructor.name}`);
+    for (const [name, a] of [
+      [firstName, first],
+      [secondName, second],
+    ] as const) {
+      if (!(a instanceof Int32Array) && !(a instanceof BigInt64Array))
+        throw new TypeError(`${where}: ${name} must be an Int32Array or BigInt64Array, got ${describe(a)}`);
     }
-    if ((first instanceof Int32Array) !== (second instanceof Int32Array)) throw new TypeError(`${where}: ${firstName} and ${secondName} must have one index type`);
+    if (first instanceof Int32Array !== second instanceof Int32Array) throw new TypeError(`${where}: ${firstName} and ${secondName} must have one index type`);
     const indexType: SparseIndexType = first instanceof Int32Array ? 'i32' : 'i64';
     const upload = { stream: options.stream };
     const owned: DeviceBuffer[] = [];
     try {
-      for (const a of [first, second, values] as ArrayBufferView[]) owned.push(a.byteLength > 0 ? DeviceBuffer.from(a, upload) : DeviceBuffer.alloc(DTYPE_SIZES[dtype], upload));
+      for (const a of [first, second, values] as ArrayBufferView[])
+        owned.push(a.byteLength > 0 ? DeviceBuffer.from(a, upload) : DeviceBuffer.alloc(DTYPE_SIZES[dtype], upload));
       const nnz = values.length / (dtype === 'c64' || dtype === 'c128' ? 2 : 1);
       const device: SparseParts = { rows: parts.rows, cols: parts.cols, values: owned[2], dtype, indexType, nnz, indexBase: parts.indexBase };
       (device as unknown as Record<string, unknown>)[firstName] = owned[0];
@@ -349,7 +362,8 @@ export interface DenseShape {
 /** A 1-D contiguous operand of `dtype` (a DeviceBuffer counts whole elements). @internal */
 export function denseVector(where: string, name: string, v: unknown, dtype: DType, size: number): ResolvedOperand {
   const r = operand(where, name, v, dtype);
-  if (r.shape.length !== 1 || (r.shape[0] > 1 && r.strides[0] !== 1)) throw new TypeError(`${where}: ${name} must be a 1-D contiguous vector, got shape [${r.shape}] strides [${r.strides}]`);
+  if (r.shape.length !== 1 || (r.shape[0] > 1 && r.strides[0] !== 1))
+    throw new TypeError(`${where}: ${name} must be a 1-D contiguous vector, got shape [${r.shape}] strides [${r.strides}]`);
   if (r.shape[0] < size) throw new RangeError(`${where}: ${name} holds ${r.shape[0]} elements, needs ${size}`);
   return r;
 }

@@ -14,9 +14,7 @@ import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
 import { ScalarBox, StreamBoundResource, createStream, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
-import {
-  CUSPARSE_INDEX_TYPE, DenseMatrix, DenseVector, SparseMatrix, denseMatrix, denseVector, type DenseShape, type SparseValueType,
-} from './sparse-matrix';
+import { CUSPARSE_INDEX_TYPE, DenseMatrix, DenseVector, SparseMatrix, denseMatrix, denseVector, type DenseShape, type SparseValueType } from './sparse-matrix';
 
 /** A sparse operand's operation: 'N' as is, 'T' transposed, 'C' conjugate-transposed. */
 export type SparseOp = 'N' | 'T' | 'C';
@@ -120,7 +118,8 @@ function opArg(where: string, name: string, v: unknown): number {
 
 function algorithmArg(where: string, v: unknown): number {
   if (v === undefined) return 0;
-  if (typeof v !== 'number' || (v | 0) !== v || v < 0) throw new TypeError(`${where}: algorithm must be a cuSPARSE algorithm enum value (integer ≥ 0), got ${describe(v)}`);
+  if (typeof v !== 'number' || (v | 0) !== v || v < 0)
+    throw new TypeError(`${where}: algorithm must be a cuSPARSE algorithm enum value (integer ≥ 0), got ${describe(v)}`);
   return v;
 }
 
@@ -175,13 +174,17 @@ export class Sparse extends StreamBoundResource {
     const vectors = new Map<string, Map<number, CachedDense>>();
     const matrices = new Map<string, CachedDense>();
     const workspaces = new Map<string, DeviceBuffer | undefined>();
-    super('Sparse', () => {
-      const api = loadCusparse();
-      for (const w of workspaces.values()) w?.close();
-      for (const shape of vectors.values()) for (const v of shape.values()) api.cusparseDestroyDnVec(v.descriptor as cusparse.cusparseDnVecDescr_t);
-      for (const m of matrices.values()) api.cusparseDestroyDnMat(m.descriptor as cusparse.cusparseDnMatDescr_t);
-      if (stream.context.bindForFree()) api.cusparseDestroy(handle);
-    }, stream);
+    super(
+      'Sparse',
+      () => {
+        const api = loadCusparse();
+        for (const w of workspaces.values()) w?.close();
+        for (const shape of vectors.values()) for (const v of shape.values()) api.cusparseDestroyDnVec(v.descriptor as cusparse.cusparseDnVecDescr_t);
+        for (const m of matrices.values()) api.cusparseDestroyDnMat(m.descriptor as cusparse.cusparseDnMatDescr_t);
+        if (stream.context.bindForFree()) api.cusparseDestroy(handle);
+      },
+      stream,
+    );
     this.handle = handle;
     this.vectors = vectors;
     this.matrices = matrices;
@@ -266,7 +269,8 @@ export class Sparse extends StreamBoundResource {
     const key = `${dtype}|${size}`;
     let shape = this.vectors.get(key);
     if (shape === undefined) {
-      if (this.vectors.size >= CACHE_LIMIT) this.evict(this.vectors, (s) => s.forEach((d) => api.cusparseDestroyDnVec(d.descriptor as cusparse.cusparseDnVecDescr_t)));
+      if (this.vectors.size >= CACHE_LIMIT)
+        this.evict(this.vectors, (s) => s.forEach((d) => api.cusparseDestroyDnVec(d.descriptor as cusparse.cusparseDnVecDescr_t)));
       shape = new Map();
       this.vectors.set(key, shape);
     }
@@ -355,7 +359,16 @@ export class Sparse extends StreamBoundResource {
   }
 
   /** A new spmv's descriptors and workspace (sized with the boxed scalars), kept as the last call. */
-  private resolveSpmv(where: string, m: SparseMatrix, x: unknown, y: unknown, op: number, alg: number, alpha: ArrayBufferView, beta: ArrayBufferView): SpmvCall {
+  private resolveSpmv(
+    where: string,
+    m: SparseMatrix,
+    x: unknown,
+    y: unknown,
+    op: number,
+    alg: number,
+    alpha: ArrayBufferView,
+    beta: ArrayBufferView,
+  ): SpmvCall {
     const dtype = m.dtype;
     const rx = this.vector(where, 'x', x, dtype, op === 0 ? m.cols : m.rows);
     const ry = this.vector(where, 'y', y, dtype, op === 0 ? m.rows : m.cols);
@@ -446,7 +459,8 @@ export class Sparse extends StreamBoundResource {
     const B = sparseArg(where, 'b', b);
     const o = optionsArg(where, options, ['alpha', 'algorithm']);
     const alg = algorithmArg(where, o.algorithm);
-    if (A.format !== 'csr' || B.format !== 'csr') throw new TypeError(`${where}: cuSPARSE's SpGEMM takes CSR matrices, got ${A.format.toUpperCase()} × ${B.format.toUpperCase()}`);
+    if (A.format !== 'csr' || B.format !== 'csr')
+      throw new TypeError(`${where}: cuSPARSE's SpGEMM takes CSR matrices, got ${A.format.toUpperCase()} × ${B.format.toUpperCase()}`);
     if (A.dtype !== B.dtype) throw new TypeError(`${where}: a holds ${A.dtype}, b ${B.dtype}`);
     if (A.indexType !== B.indexType) throw new TypeError(`${where}: a has ${A.indexType} indices, b ${B.indexType}`);
     if (A.indexBase !== B.indexBase) throw new TypeError(`${where}: a and b have different index bases`);
@@ -464,7 +478,15 @@ export class Sparse extends StreamBoundResource {
 }
 
 /** The multi-phase SpGEMM: every temporary freed (stream-ordered) whatever happens; C owned by the result. */
-function runSpgemm(h: cusparse.cusparseHandle_t, A: SparseMatrix, B: SparseMatrix, alpha: ArrayBufferView, beta: ArrayBufferView, alg: number, stream: ReturnType<typeof resolveStream>): SparseMatrix {
+function runSpgemm(
+  h: cusparse.cusparseHandle_t,
+  A: SparseMatrix,
+  B: SparseMatrix,
+  alpha: ArrayBufferView,
+  beta: ArrayBufferView,
+  alg: number,
+  stream: ReturnType<typeof resolveStream>,
+): SparseMatrix {
   const api = loadCusparse();
   const where = 'Sparse.spgemm';
   const ct = cudaDataType(where, A.dtype);

@@ -330,7 +330,8 @@ function checkContextArg(where: string, ctx: unknown): ContextLike | undefined {
 
 function checkLimit(where: string, v: unknown): number {
   if (v === Infinity) return Infinity;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where}: limit must be a non-negative integer or Infinity, got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new RangeError(`${where}: limit must be a non-negative integer or Infinity, got ${describe(v)}`);
   return v;
 }
 
@@ -348,7 +349,8 @@ export const CachingAllocator = {
    */
   configure(options: { enabled?: boolean; limit?: number }): void {
     if (typeof options !== 'object' || options === null) throw new TypeError(`CachingAllocator.configure: options must be an object, got ${describe(options)}`);
-    if (options.enabled !== undefined && typeof options.enabled !== 'boolean') throw new TypeError(`CachingAllocator.configure: enabled must be a boolean, got ${describe(options.enabled)}`);
+    if (options.enabled !== undefined && typeof options.enabled !== 'boolean')
+      throw new TypeError(`CachingAllocator.configure: enabled must be a boolean, got ${describe(options.enabled)}`);
     if (options.limit !== undefined) {
       defaultLimit = checkLimit('CachingAllocator.configure', options.limit);
       for (const c of caches) c.limit = defaultLimit;
@@ -393,7 +395,14 @@ export const CachingAllocator = {
   stats(context?: Context): AllocatorStats {
     const ctx = checkContextArg('CachingAllocator.stats', context);
     const list = ctx === undefined ? [...caches] : ctx.allocCache === undefined ? [] : [ctx.allocCache as Cache];
-    const s: AllocatorStats = { inUse: 0, cached: 0, peak: 0, hits: 0, misses: 0, limit: ctx === undefined ? defaultLimit : ((ctx.allocCache as Cache | undefined)?.limit ?? defaultLimit) };
+    const s: AllocatorStats = {
+      inUse: 0,
+      cached: 0,
+      peak: 0,
+      hits: 0,
+      misses: 0,
+      limit: ctx === undefined ? defaultLimit : ((ctx.allocCache as Cache | undefined)?.limit ?? defaultLimit),
+    };
     for (const c of list) {
       s.inUse += c.inUse;
       s.cached += c.cached;

@@ -112,7 +112,6 @@ export function elementType<T extends ArrayBufferView>(where: string, ctor: unkn
   return ctor as unknown as TypedArrayConstructor<T>;
 }
 
-
 /** A device address given as a number or bigint, checked. @internal */
 export function addressArg(where: string, v: unknown): number {
   if (typeof v === 'bigint') {

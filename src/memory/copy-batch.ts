@@ -95,7 +95,9 @@ function endpoint(where: string, v: unknown, source: boolean): Endpoint {
   if (!source && (isArrayBuffer(v) || ArrayBuffer.isView(v))) {
     throw new TypeError(`${where}: host data cannot be a batched-copy destination (it would be written after copyBatch returns): use a PinnedHostBuffer`);
   }
-  throw new TypeError(`${where} must be a DeviceBuffer, a PinnedHostBuffer, a device address${source ? ' or host data (TypedArray, DataView, ArrayBuffer)' : ''}, got ${describe(v)}`);
+  throw new TypeError(
+    `${where} must be a DeviceBuffer, a PinnedHostBuffer, a device address${source ? ' or host data (TypedArray, DataView, ArrayBuffer)' : ''}, got ${describe(v)}`,
+  );
 }
 
 function offsetArg(where: string, v: unknown): number {
@@ -125,9 +127,11 @@ function offsetArg(where: string, v: unknown): number {
  */
 export function copyBatch(stream: StreamLike, copies: readonly BatchCopy[], options: CopyBatchOptions = {}): void {
   const where = 'copyBatch';
-  if (stream === undefined || stream === null) throw new TypeError(`${where}: stream is required (a created Stream: the legacy default stream cannot run batched copies)`);
+  if (stream === undefined || stream === null)
+    throw new TypeError(`${where}: stream is required (a created Stream: the legacy default stream cannot run batched copies)`);
   const s = toStream(stream, `${where}: stream`) as Stream;
-  if (s.handle === 0 || s.handle === 1) throw new TypeError(`${where}: the legacy default stream cannot run batched copies: use Stream.create() (or the per-thread default stream)`);
+  if (s.handle === 0 || s.handle === 1)
+    throw new TypeError(`${where}: the legacy default stream cannot run batched copies: use Stream.create() (or the per-thread default stream)`);
   if (!Array.isArray(copies)) throw new TypeError(`${where}: copies must be an array of { dst, src, bytes? }, got ${describe(copies)}`);
   if (copies.length === 0) throw new RangeError(`${where}: copies is empty`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
@@ -153,7 +157,11 @@ export function copyBatch(stream: StreamLike, copies: readonly BatchCopy[], opti
   }
   const v = installedDriver();
   if (v < 13000) {
-    throw new ObjectsError(where, OBJECTS_ERROR.unavailable, `${where}: batched copies need a CUDA 13.0 driver (580 or newer) here: the objects layer calls 13.0's cuMemcpyBatchAsync${v >= 12080 ? ', and the 12.8 form this driver has takes other arguments' : ' (added in CUDA 12.8)'}; the installed driver supports CUDA ${version(v)}`);
+    throw new ObjectsError(
+      where,
+      OBJECTS_ERROR.unavailable,
+      `${where}: batched copies need a CUDA 13.0 driver (580 or newer) here: the objects layer calls 13.0's cuMemcpyBatchAsync${v >= 12080 ? ', and the 12.8 form this driver has takes other arguments' : ' (added in CUDA 12.8)'}; the installed driver supports CUDA ${version(v)}`,
+    );
   }
   const { attrs, starts } = encodeAttributeRuns(attributes);
   if (holders.length > 0) noteUse(s.context, s.handle, ...holders);
@@ -200,12 +208,19 @@ function parseCopy(w: string, c: unknown, batchOrder: 'stream' | 'any', batchOve
     if (bytes < 0) throw new RangeError(`${w}: srcOffset ${srcOffset} is past the end of the source (${sr.byteLength} bytes)`);
   } else bytes = offsetArg(`${w}.bytes`, r.bytes);
   if (bytes === 0) throw new RangeError(`${w}: nothing to copy (0 bytes)`);
-  if (sr.byteLength !== undefined && srcOffset + bytes > sr.byteLength) throw new RangeError(`${w}: ${bytes} bytes from offset ${srcOffset} run past the end of the source (${sr.byteLength} bytes)`);
-  if (d.byteLength !== undefined && dstOffset + bytes > d.byteLength) throw new RangeError(`${w}: ${bytes} bytes at offset ${dstOffset} run past the end of the destination (${d.byteLength} bytes)`);
+  if (sr.byteLength !== undefined && srcOffset + bytes > sr.byteLength)
+    throw new RangeError(`${w}: ${bytes} bytes from offset ${srcOffset} run past the end of the source (${sr.byteLength} bytes)`);
+  if (d.byteLength !== undefined && dstOffset + bytes > d.byteLength)
+    throw new RangeError(`${w}: ${bytes} bytes at offset ${dstOffset} run past the end of the destination (${d.byteLength} bytes)`);
   const ownOrder = accessOrderArg(`${w}.srcAccessOrder`, r.srcAccessOrder);
-  if (sr.host && ownOrder !== undefined) throw new TypeError(`${w}.srcAccessOrder: host data is always read during the copyBatch call; srcAccessOrder applies to buffers and addresses`);
+  if (sr.host && ownOrder !== undefined)
+    throw new TypeError(`${w}.srcAccessOrder: host data is always read during the copyBatch call; srcAccessOrder applies to buffers and addresses`);
   const O = drv.CUmemcpySrcAccessOrder;
-  const order = sr.host ? O.CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL : (ownOrder ?? batchOrder) === 'any' ? O.CU_MEMCPY_SRC_ACCESS_ORDER_ANY : O.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  const order = sr.host
+    ? O.CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL
+    : (ownOrder ?? batchOrder) === 'any'
+      ? O.CU_MEMCPY_SRC_ACCESS_ORDER_ANY
+      : O.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
   const overlap = booleanArg(`${w}.preferOverlapWithCompute`, r.preferOverlapWithCompute) ?? batchOverlap;
   const attributes: Attributes = {
     order,
@@ -218,7 +233,14 @@ function parseCopy(w: string, c: unknown, batchOrder: 'stream' | 'any', batchOve
 }
 
 function sameAttributes(a: Attributes, b: Attributes): boolean {
-  return a.order === b.order && a.flags === b.flags && a.srcHint.type === b.srcHint.type && a.srcHint.id === b.srcHint.id && a.dstHint.type === b.dstHint.type && a.dstHint.id === b.dstHint.id;
+  return (
+    a.order === b.order &&
+    a.flags === b.flags &&
+    a.srcHint.type === b.srcHint.type &&
+    a.srcHint.id === b.srcHint.id &&
+    a.dstHint.type === b.dstHint.type &&
+    a.dstHint.id === b.dstHint.id
+  );
 }
 
 /**

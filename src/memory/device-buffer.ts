@@ -11,7 +11,18 @@ import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from
 import { Stream, toStream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
-import { addressArg, checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
+import {
+  addressArg,
+  checkedSize,
+  elementType,
+  hostBytes,
+  optionsObject,
+  rangeCheck,
+  type CopyOptions,
+  type HostData,
+  type MemsetOptions,
+  type TypedArrayConstructor,
+} from './arguments';
 import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
 import { stageToDevice, stageToHost, stages } from './staging';
 import type { MemoryPool } from './memory-pool';
@@ -108,7 +119,16 @@ export class DeviceBuffer extends Resource {
    * @param destroy frees the memory; undefined for a view
    * @param parent the buffer a view is made from
    */
-  protected constructor(kind: string, address: number, byteLength: number, context: Context, destroy: (() => void) | Core | undefined, stream?: Stream, pool?: MemoryPool, parent?: DeviceBuffer) {
+  protected constructor(
+    kind: string,
+    address: number,
+    byteLength: number,
+    context: Context,
+    destroy: (() => void) | Core | undefined,
+    stream?: Stream,
+    pool?: MemoryPool,
+    parent?: DeviceBuffer,
+  ) {
     super(kind, destroy);
     if (parent === undefined) {
       const core = this.core;
@@ -139,7 +159,18 @@ export class DeviceBuffer extends Resource {
     // unusual falls through to the checks below, which throw the precise error.
     if (options !== undefined && options !== null) {
       const st = options.stream;
-      if (st instanceof Stream && options.pool === undefined && options.context === undefined && options.cache === undefined && st.capture === undefined && st.hostError === undefined && typeof byteLength === 'number' && byteLength > 0 && byteLength <= Number.MAX_SAFE_INTEGER && cachingEnabled()) {
+      if (
+        st instanceof Stream &&
+        options.pool === undefined &&
+        options.context === undefined &&
+        options.cache === undefined &&
+        st.capture === undefined &&
+        st.hostError === undefined &&
+        typeof byteLength === 'number' &&
+        byteLength > 0 &&
+        byteLength <= Number.MAX_SAFE_INTEGER &&
+        cachingEnabled()
+      ) {
         const ctx = st.context;
         if (!st.core.closed && !ctx.core.closed && ctx.unusable === undefined && Number.isInteger(byteLength) && !deferredPending()) {
           const h = st.handle;
@@ -156,8 +187,10 @@ export class DeviceBuffer extends Resource {
     const stream = options.stream instanceof Stream ? options.stream : toStream(options.stream, 'DeviceBuffer.alloc: stream');
     const pool = options.pool;
     if (pool !== undefined && !memoryPoolBrand.has(pool)) throw new TypeError(`DeviceBuffer.alloc: pool must be a MemoryPool, got ${describe(pool)}`);
-    if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`DeviceBuffer.alloc: cache must be a boolean, got ${describe(options.cache)}`);
-    const ctx = options.context !== undefined ? contextOf(options.context, 'DeviceBuffer.alloc: context') : (pool?.context ?? stream?.context ?? Context.current());
+    if (options.cache !== undefined && typeof options.cache !== 'boolean')
+      throw new TypeError(`DeviceBuffer.alloc: cache must be a boolean, got ${describe(options.cache)}`);
+    const ctx =
+      options.context !== undefined ? contextOf(options.context, 'DeviceBuffer.alloc: context') : (pool?.context ?? stream?.context ?? Context.current());
     if (stream === undefined) {
       if (pool) throw new TypeError('DeviceBuffer.alloc: allocating from a MemoryPool needs a stream');
       return DeviceBuffer.allocSync(byteLength, ctx);
@@ -204,7 +237,8 @@ export class DeviceBuffer extends Resource {
     checkKeys('DeviceBuffer.wrap', o, ['owner', 'context', 'hostAccessible']);
     if (address === 0 && byteLength > 0) throw new RangeError(`DeviceBuffer.wrap: a null pointer cannot hold ${byteLength} bytes`);
     if (address + byteLength > Number.MAX_SAFE_INTEGER) throw new RangeError('DeviceBuffer.wrap: pointer + byteLength is past 2**53');
-    if (o.hostAccessible !== undefined && typeof o.hostAccessible !== 'boolean') throw new TypeError(`DeviceBuffer.wrap: hostAccessible must be a boolean, got ${describe(o.hostAccessible)}`);
+    if (o.hostAccessible !== undefined && typeof o.hostAccessible !== 'boolean')
+      throw new TypeError(`DeviceBuffer.wrap: hostAccessible must be a boolean, got ${describe(o.hostAccessible)}`);
     const owner = o.owner;
     if (owner instanceof Resource && owner.closed) throw new ClosedObjectError('DeviceBuffer.wrap', owner.core.kind);
     const ctx = contextOf(o.context, 'DeviceBuffer.wrap: context');
@@ -233,7 +267,10 @@ export class DeviceBuffer extends Resource {
   array<T extends ArrayBufferView>(ctor: TypedArrayConstructor<T> = Uint8Array as unknown as TypedArrayConstructor<T>): T {
     this.check();
     const C = elementType<T>(`${this.core.kind}.array`, ctor);
-    if (!this.hostAccessible) throw new TypeError(`DeviceBuffer.array: this is device memory, not host-accessible: copy it with toArray(), or allocate from MemoryPool.pinned() / MemoryPool.managed()`);
+    if (!this.hostAccessible)
+      throw new TypeError(
+        `DeviceBuffer.array: this is device memory, not host-accessible: copy it with toArray(), or allocate from MemoryPool.pinned() / MemoryPool.managed()`,
+      );
     if (this.byteLength === 0) return new C(0);
     return new C(koffi.view(this.address, this.byteLength), 0, Math.floor(this.byteLength / C.BYTES_PER_ELEMENT));
   }
@@ -271,11 +308,14 @@ export class DeviceBuffer extends Resource {
     if (this.parent !== undefined) throw new TypeError('DeviceBuffer.setDeallocationStream: this is a view: set it on the buffer it was made from');
     if (stream === undefined || stream === null) throw new TypeError('DeviceBuffer.setDeallocationStream: stream is required');
     const s = toStream(stream, 'DeviceBuffer.setDeallocationStream: stream')!;
-    if (s.context !== this.context) throw new TypeError(`DeviceBuffer.setDeallocationStream: the stream belongs to ${String(s.context)}, the buffer to ${String(this.context)}`);
+    if (s.context !== this.context)
+      throw new TypeError(`DeviceBuffer.setDeallocationStream: the stream belongs to ${String(s.context)}, the buffer to ${String(this.context)}`);
     const core = this.core;
     if (core instanceof StreamFreeCore || core instanceof CachedBlockCore) core.h = s.handle;
     else if (!(this.stream !== undefined && this.byteLength === 0)) {
-      throw new TypeError(`DeviceBuffer.setDeallocationStream: only stream-ordered buffers (allocated with a stream or from a MemoryPool) are freed on a stream; this ${core.kind} is freed synchronously`);
+      throw new TypeError(
+        `DeviceBuffer.setDeallocationStream: only stream-ordered buffers (allocated with a stream or from a MemoryPool) are freed on a stream; this ${core.kind} is freed synchronously`,
+      );
     }
     core.hold(s.core);
     deallocationStreams.set(this, s);
@@ -325,12 +365,16 @@ export class DeviceBuffer extends Resource {
    */
   subarray(begin = 0, end = this.byteLength): DeviceBuffer {
     this.check();
-    for (const [name, v] of [['begin', begin], ['end', end]] as const) {
+    for (const [name, v] of [
+      ['begin', begin],
+      ['end', end],
+    ] as const) {
       if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new TypeError(`DeviceBuffer.subarray: ${name} must be an integer, got ${describe(v)}`);
     }
     if (begin < 0) begin = Math.max(0, this.byteLength + begin);
     if (end < 0) end = Math.max(0, this.byteLength + end);
-    if (begin > this.byteLength || end > this.byteLength) throw new RangeError(`DeviceBuffer.subarray(${begin}, ${end}): out of bounds of a ${this.byteLength}-byte buffer`);
+    if (begin > this.byteLength || end > this.byteLength)
+      throw new RangeError(`DeviceBuffer.subarray(${begin}, ${end}): out of bounds of a ${this.byteLength}-byte buffer`);
     const len = Math.max(0, end - begin);
     return new DeviceBuffer('DeviceBuffer (view)', this.address + begin, len, this.context, undefined, this.stream, this.pool, this.parent ?? this);
   }
@@ -350,7 +394,13 @@ export class DeviceBuffer extends Resource {
    * this returns (the driver's "synchronous" memsets and device-to-device or pageable-to-device copies
    * are not, so the default stream is waited for; a copy to the host is done on return already).
    */
-  private enqueue(s: Stream | undefined, others: (DeviceBuffer | PinnedHostBuffer | undefined)[], syncName: string, asyncName: string, ...args: unknown[]): void {
+  private enqueue(
+    s: Stream | undefined,
+    others: (DeviceBuffer | PinnedHostBuffer | undefined)[],
+    syncName: string,
+    asyncName: string,
+    ...args: unknown[]
+  ): void {
     if (s === undefined) {
       if (syncName === 'cuMemcpyDtoH') drv.call(this.context, syncName, ...args);
       else drv.callAndWait(this.context, syncName, ...args);
@@ -390,9 +440,11 @@ export class DeviceBuffer extends Resource {
     rangeCheck('DeviceBuffer.copyFrom', offset, n, this.byteLength);
     if (n === 0) return this;
     if (!pinned || s === undefined) assertMayBlock('DeviceBuffer.copyFrom() from pageable memory or without a stream');
-    if (!pinned && s?.capture !== undefined) throw new TypeError('DeviceBuffer.copyFrom: a copy from pageable memory cannot be captured into a graph (use a PinnedHostBuffer)');
+    if (!pinned && s?.capture !== undefined)
+      throw new TypeError('DeviceBuffer.copyFrom: a copy from pageable memory cannot be captured into a graph (use a PinnedHostBuffer)');
     // Large pageable copies go through pinned chunks (staging.ts), with the same ordering and completion.
-    if (!pinned && stages(n, host.ptr as HostData, 'upload') && stageToDevice(s?.context ?? this.context, s?.handle ?? 0, dst, host.ptr as HostData, n)) return this;
+    if (!pinned && stages(n, host.ptr as HostData, 'upload') && stageToDevice(s?.context ?? this.context, s?.handle ?? 0, dst, host.ptr as HostData, n))
+      return this;
     this.enqueue(s, [pinned ? src : undefined], 'cuMemcpyHtoD', 'cuMemcpyHtoDAsync', dst, host.ptr, n);
     return this;
   }
@@ -430,7 +482,8 @@ export class DeviceBuffer extends Resource {
     const host = pinned ? dst.hostAddress : hostBytes('DeviceBuffer.copyTo: dst', dst).ptr;
     if (n === 0) return dst;
     if (!pinned || s === undefined) assertMayBlock('DeviceBuffer.copyTo() into pageable memory or without a stream');
-    if (!pinned && s?.capture !== undefined) throw new TypeError('DeviceBuffer.copyTo: a copy into pageable memory cannot be captured into a graph (use a PinnedHostBuffer)');
+    if (!pinned && s?.capture !== undefined)
+      throw new TypeError('DeviceBuffer.copyTo: a copy into pageable memory cannot be captured into a graph (use a PinnedHostBuffer)');
     if (!pinned && stages(n, host as HostData, 'download') && stageToHost(s?.context ?? this.context, s?.handle ?? 0, host as HostData, src, n)) return dst;
     this.enqueue(s, [pinned ? dst : undefined], 'cuMemcpyDtoH', 'cuMemcpyDtoHAsync', host, src, n);
     return dst;
@@ -445,7 +498,8 @@ export class DeviceBuffer extends Resource {
     this.check();
     const C = elementType<T>('DeviceBuffer.toArray', ctor);
     const o = optionsObject('DeviceBuffer.toArray', options);
-    if (this.byteLength % C.BYTES_PER_ELEMENT !== 0) throw new RangeError(`DeviceBuffer.toArray: ${this.byteLength} bytes is not a whole number of ${C.BYTES_PER_ELEMENT}-byte elements`);
+    if (this.byteLength % C.BYTES_PER_ELEMENT !== 0)
+      throw new RangeError(`DeviceBuffer.toArray: ${this.byteLength} bytes is not a whole number of ${C.BYTES_PER_ELEMENT}-byte elements`);
     const out = new C(this.byteLength / C.BYTES_PER_ELEMENT);
     this.copyTo(out, { stream: o?.stream as StreamLike | undefined });
     return out;

@@ -35,8 +35,21 @@ const STRUCT = 80;
 const TENSOR = 32;
 /** DLDataType { code, bits } of each dtype (lanes 1). */
 const DL_TYPES: Record<DType, [number, number]> = {
-  i8: [0, 8], i16: [0, 16], i32: [0, 32], i64: [0, 64], u8: [1, 8], u16: [1, 16], u32: [1, 32], u64: [1, 64],
-  f16: [2, 16], f32: [2, 32], f64: [2, 64], bf16: [4, 16], c64: [5, 64], c128: [5, 128], bool: [6, 8],
+  i8: [0, 8],
+  i16: [0, 16],
+  i32: [0, 32],
+  i64: [0, 64],
+  u8: [1, 8],
+  u16: [1, 16],
+  u32: [1, 32],
+  u64: [1, 64],
+  f16: [2, 16],
+  f32: [2, 32],
+  f64: [2, 64],
+  bf16: [4, 16],
+  c64: [5, 64],
+  c128: [5, 128],
+  bool: [6, 8],
 };
 
 /** What one export keeps until its deleter runs: the native block and what holds the buffer. */
@@ -52,14 +65,17 @@ let deleterProto: unknown;
 function deleter(): bigint {
   if (deleterAddress !== undefined) return deleterAddress;
   deleterProto = koffi.proto('void', ['void *']);
-  deleterAddress = koffi.register((self: bigint | number | null) => {
-    // A second call for the same struct (a consumer bug) finds nothing and does nothing.
-    const e = self === null ? undefined : exported.get(Number(self));
-    if (e === undefined) return;
-    exported.delete(Number(self));
-    e.keeper.close();
-    koffi.free(e.block);
-  }, koffi.pointer(deleterProto as never)) as bigint;
+  deleterAddress = koffi.register(
+    (self: bigint | number | null) => {
+      // A second call for the same struct (a consumer bug) finds nothing and does nothing.
+      const e = self === null ? undefined : exported.get(Number(self));
+      if (e === undefined) return;
+      exported.delete(Number(self));
+      e.keeper.close();
+      koffi.free(e.block);
+    },
+    koffi.pointer(deleterProto as never),
+  ) as bigint;
   return deleterAddress;
 }
 
@@ -80,7 +96,7 @@ export function dlpackExportsAlive(): number {
 export function toDLPack(view: StridedView): bigint {
   if (!(view instanceof StridedView)) throw new TypeError(`toDLPack: view must be a StridedView, got ${describe(view)}`);
   const b = view.buffer;
-  if (b.closed) throw new TypeError('toDLPack: the view\'s buffer is closed');
+  if (b.closed) throw new TypeError("toDLPack: the view's buffer is closed");
   const kind = view.memoryKind;
   const base = b instanceof PinnedHostBuffer ? b.hostAddress : b.ptr;
   // The consumer may outlive a close() here: a wrapper owning the buffer holds it until the deleter.
@@ -147,7 +163,8 @@ export interface FromDLPackOptions {
  */
 export function fromDLPack(address: number | bigint, options: FromDLPackOptions = {}): StridedView {
   const where = 'fromDLPack';
-  if ((typeof address !== 'number' || !Number.isSafeInteger(address)) && typeof address !== 'bigint') throw new TypeError(`${where}: address must be the address of a DLManagedTensorVersioned (number or bigint), got ${describe(address)}`);
+  if ((typeof address !== 'number' || !Number.isSafeInteger(address)) && typeof address !== 'bigint')
+    throw new TypeError(`${where}: address must be the address of a DLManagedTensorVersioned (number or bigint), got ${describe(address)}`);
   const at = Number(address);
   if (at <= 0 || at > Number.MAX_SAFE_INTEGER) throw new RangeError(`${where}: address must be a non-null pointer, got ${describe(address)}`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
@@ -160,7 +177,8 @@ export function fromDLPack(address: number | bigint, options: FromDLPackOptions 
     throw new ObjectsError(where, OBJECTS_ERROR.missing, `${where}: ${why}; the tensor was released (its deleter called)`);
   };
   const major = head.getUint32(0, true);
-  if (major !== DLPACK_VERSION.major) refuse(`DLPack major version ${major}.${head.getUint32(4, true)} is not readable (cuda-ts reads ${DLPACK_VERSION.major}.x)`);
+  if (major !== DLPACK_VERSION.major)
+    refuse(`DLPack major version ${major}.${head.getUint32(4, true)} is not readable (cuda-ts reads ${DLPACK_VERSION.major}.x)`);
   try {
     return importTensor(at, owner, refuse, options);
   } catch (e) {
@@ -178,8 +196,10 @@ function importTensor(at: number, owner: ForeignTensor, refuse: (why: string) =>
   const ndim = v.getInt32(TENSOR + 16, true);
   const dtype = dtypeOf(v.getUint8(TENSOR + 20), v.getUint8(TENSOR + 21), v.getUint16(TENSOR + 22, true));
   const byteOffset = Number(v.getBigUint64(TENSOR + 40, true));
-  if (deviceType !== DL_DEVICE.cuda && deviceType !== DL_DEVICE.cudaManaged && deviceType !== DL_DEVICE.cudaHost) refuse(`device type ${deviceType} is not CUDA memory (kDLCUDA 2, kDLCUDAHost 3, kDLCUDAManaged 13)`);
-  if (dtype === undefined) refuse(`DLDataType { code ${v.getUint8(TENSOR + 20)}, bits ${v.getUint8(TENSOR + 21)}, lanes ${v.getUint16(TENSOR + 22, true)} } has no cuda-ts dtype`);
+  if (deviceType !== DL_DEVICE.cuda && deviceType !== DL_DEVICE.cudaManaged && deviceType !== DL_DEVICE.cudaHost)
+    refuse(`device type ${deviceType} is not CUDA memory (kDLCUDA 2, kDLCUDAHost 3, kDLCUDAManaged 13)`);
+  if (dtype === undefined)
+    refuse(`DLDataType { code ${v.getUint8(TENSOR + 20)}, bits ${v.getUint8(TENSOR + 21)}, lanes ${v.getUint16(TENSOR + 22, true)} } has no cuda-ts dtype`);
   if (ndim < 0 || ndim > 32) refuse(`ndim ${ndim} is outside 0..32`);
   const shape = readInt64s(v.getBigUint64(TENSOR + 24, true), ndim) ?? refuse('shape is NULL');
   const stridesPtr = v.getBigUint64(TENSOR + 32, true);
@@ -208,7 +228,8 @@ function readInt64s(p: bigint, n: number): number[] | undefined {
   const v = new DataView(koffi.view(Number(p), 8 * n));
   return Array.from({ length: n }, (_, i) => {
     const x = v.getBigInt64(8 * i, true);
-    if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`fromDLPack: a shape or stride value ${x} is past 2**53`);
+    if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < -BigInt(Number.MAX_SAFE_INTEGER))
+      throw new RangeError(`fromDLPack: a shape or stride value ${x} is past 2**53`);
     return Number(x);
   });
 }

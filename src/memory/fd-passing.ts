@@ -105,15 +105,34 @@ const CMSG_LEN_INT = CMSG_HDR + 4; // 20
 const CMSG_SPACE_INT = 24;
 
 const ERRNO_NAMES: Record<number, string> = {
-  1: 'EPERM', 2: 'ENOENT', 4: 'EINTR', 9: 'EBADF', 11: 'EAGAIN', 12: 'ENOMEM', 13: 'EACCES', 22: 'EINVAL',
-  24: 'EMFILE', 32: 'EPIPE', 90: 'EMSGSIZE', 97: 'EAFNOSUPPORT', 104: 'ECONNRESET', 110: 'ETIMEDOUT', 111: 'ECONNREFUSED', 115: 'EINPROGRESS',
+  1: 'EPERM',
+  2: 'ENOENT',
+  4: 'EINTR',
+  9: 'EBADF',
+  11: 'EAGAIN',
+  12: 'ENOMEM',
+  13: 'EACCES',
+  22: 'EINVAL',
+  24: 'EMFILE',
+  32: 'EPIPE',
+  90: 'EMSGSIZE',
+  97: 'EAFNOSUPPORT',
+  104: 'ECONNRESET',
+  110: 'ETIMEDOUT',
+  111: 'ECONNREFUSED',
+  115: 'EINPROGRESS',
 };
 function errnoText(e: number): string {
   return `errno ${e}${ERRNO_NAMES[e] ? ' ' + ERRNO_NAMES[e] : ''}`;
 }
 
 function requireLinux(call: string): void {
-  if (process.platform !== 'linux') throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `${call}: passing descriptors over abstract Unix sockets is only supported on Linux (this is ${process.platform})`);
+  if (process.platform !== 'linux')
+    throw new ObjectsError(
+      call,
+      OBJECTS_ERROR.unavailable,
+      `${call}: passing descriptors over abstract Unix sockets is only supported on Linux (this is ${process.platform})`,
+    );
 }
 
 /** Native memory C sees by pointer, with a DataView over it; always free() it. */
@@ -194,7 +213,9 @@ function sendWithDescriptor(sock: number, fd: number): boolean {
   // msghdr (56) | iovec (16) | data byte (8) | control (24)
   const m = new NativeBlock(MSGHDR_SIZE + 16 + 8 + CMSG_SPACE_INT);
   try {
-    const iov = MSGHDR_SIZE, data = iov + 16, ctl = data + 8;
+    const iov = MSGHDR_SIZE,
+      data = iov + 16,
+      ctl = data + 8;
     m.bytes[data] = 0x31; // '1'
     m.view.setBigUint64(iov, m.at(data), true);
     m.view.setBigUint64(iov + 8, 1n, true);
@@ -275,7 +296,8 @@ function answer(conn: Socket, token: string): void {
     conn.destroy();
     return;
   }
-  if (sendWithDescriptor(sock, fd)) conn.destroy(); // sendmsg queued the answer in the kernel already
+  if (sendWithDescriptor(sock, fd))
+    conn.destroy(); // sendmsg queued the answer in the kernel already
   else conn.end('E', () => conn.destroy());
 }
 
@@ -290,7 +312,8 @@ export function serveDescriptor(fd: number, options: ServeOptions = {}): Descrip
   if (!Number.isInteger(fd) || fd < 0) throw new TypeError(`${call}: fd must be a non-negative integer`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
   const { ttlMs } = options;
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= 0x7fffffff)) throw new RangeError(`${call}: ttlMs must be an integer in [1, 2^31), got ${String(ttlMs)}`);
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= 0x7fffffff))
+    throw new RangeError(`${call}: ttlMs must be an integer in [1, 2^31), got ${String(ttlMs)}`);
   if (!server) startServer();
   const token = randomBytes(32).toString('hex');
   served.set(token, fd);
@@ -319,7 +342,8 @@ function checkTicket(call: string, ticket: unknown): DescriptorTicket {
   }
   if (typeof t.token !== 'string' || !/^[0-9a-f]{64}$/.test(t.token)) throw new TypeError(`${call}: ticket.token must be 64 lowercase hex digits`);
   if (!Number.isInteger(t.pid) || (t.pid as number) <= 0) throw new TypeError(`${call}: ticket.pid must be a process id`);
-  if (t.threadId !== undefined && (!Number.isInteger(t.threadId) || (t.threadId as number) < 0)) throw new TypeError(`${call}: ticket.threadId must be a non-negative integer when given`);
+  if (t.threadId !== undefined && (!Number.isInteger(t.threadId) || (t.threadId as number) < 0))
+    throw new TypeError(`${call}: ticket.threadId must be a non-negative integer when given`);
   return t as unknown as DescriptorTicket;
 }
 
@@ -351,13 +375,23 @@ function refuseOwnThread(call: string, t: DescriptorTicket): void {
   if (t.pid !== process.pid) return;
   const sameThread = t.threadId !== undefined ? t.threadId === currentThreadId() : onMainThread();
   if (sameThread) {
-    throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `${call}: this ticket was served by this very thread, whose event loop would have to answer while this call blocks it (a deadlock); use the descriptor directly (or receive it from a worker thread)`);
+    throw new ObjectsError(
+      call,
+      OBJECTS_ERROR.unavailable,
+      `${call}: this ticket was served by this very thread, whose event loop would have to answer while this call blocks it (a deadlock); use the descriptor directly (or receive it from a worker thread)`,
+    );
   }
 }
 
 // The importer's native block: timeval (16) | sockaddr_un (110) pad to 112 | token (65) pad to 72 |
 // msghdr (56) | iovec (16) | byte (8) | control (24)
-const TV = 0, ADDR = 16, TOK = ADDR + 112, MSG = TOK + 72, IOV = MSG + MSGHDR_SIZE, DATA = IOV + 16, CTL = DATA + 8;
+const TV = 0,
+  ADDR = 16,
+  TOK = ADDR + 112,
+  MSG = TOK + 72,
+  IOV = MSG + MSGHDR_SIZE,
+  DATA = IOV + 16,
+  CTL = DATA + 8;
 
 /** One receiveDescriptor exchange: its libc, native block, socket (-1: none yet) and deadline. */
 interface Exchange {
@@ -370,7 +404,11 @@ interface Exchange {
 }
 
 function timedOut(x: Exchange): ObjectsError {
-  return new ObjectsError(x.call, OBJECTS_ERROR.timeout, `${x.call}: timed out after ${x.timeoutMs} ms (the exporter's event loop did not answer: is it blocked?)`);
+  return new ObjectsError(
+    x.call,
+    OBJECTS_ERROR.timeout,
+    `${x.call}: timed out after ${x.timeoutMs} ms (the exporter's event loop did not answer: is it blocked?)`,
+  );
 }
 
 function failed(x: Exchange, what: string): ObjectsError {
@@ -384,7 +422,8 @@ function setTimeouts(x: Exchange): void {
   x.mem.view.setBigInt64(TV, BigInt(Math.floor(left / 1000)), true);
   x.mem.view.setBigInt64(TV + 8, BigInt(Math.max(1, (left % 1000) * 1000)), true);
   for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) {
-    if (x.c.setsockopt(x.sock, SOL_SOCKET, opt, x.mem.at(TV), 16) !== 0) throw failed(x, `setsockopt(${opt === SO_RCVTIMEO ? 'SO_RCVTIMEO' : 'SO_SNDTIMEO'}) failed (${errnoText(koffi.errno())})`);
+    if (x.c.setsockopt(x.sock, SOL_SOCKET, opt, x.mem.at(TV), 16) !== 0)
+      throw failed(x, `setsockopt(${opt === SO_RCVTIMEO ? 'SO_RCVTIMEO' : 'SO_SNDTIMEO'}) failed (${errnoText(koffi.errno())})`);
   }
 }
 
@@ -414,7 +453,10 @@ function connectToExporter(x: Exchange, name: Buffer, pid: number): void {
   }
   if (stranger) throw stranger;
   const e = lastErrno;
-  throw failed(x, `connect to the exporter's descriptor socket failed (${errnoText(e)}${e === 111 || e === 2 ? ': is the exporting process alive, and has it not withdrawn all its descriptors?' : ''})`);
+  throw failed(
+    x,
+    `connect to the exporter's descriptor socket failed (${errnoText(e)}${e === 111 || e === 2 ? ': is the exporting process alive, and has it not withdrawn all its descriptors?' : ''})`,
+  );
 }
 
 /** connect() with the address at ADDR, retried on EINTR; 0 or the errno it failed with. */
@@ -436,11 +478,15 @@ function connectOnce(x: Exchange, addrLen: number): number {
 function exporterMismatch(x: Exchange, pid: number): ObjectsError | undefined {
   const { mem } = x;
   mem.view.setUint32(MSG + 12, 12, true);
-  if (x.c.getsockopt(x.sock, SOL_SOCKET, SO_PEERCRED, mem.at(MSG), mem.at(MSG + 12)) !== 0) throw failed(x, `getsockopt(SO_PEERCRED) failed (${errnoText(koffi.errno())})`);
+  if (x.c.getsockopt(x.sock, SOL_SOCKET, SO_PEERCRED, mem.at(MSG), mem.at(MSG + 12)) !== 0)
+    throw failed(x, `getsockopt(SO_PEERCRED) failed (${errnoText(koffi.errno())})`);
   const peerPid = mem.view.getInt32(MSG, true);
   const peerUid = mem.view.getUint32(MSG + 4, true);
   if (peerPid !== pid) {
-    return failed(x, `the descriptor socket is held by process ${peerPid}, not by the exporting process ${pid} (is the importer in another pid namespace?); refusing to send the token`);
+    return failed(
+      x,
+      `the descriptor socket is held by process ${peerPid}, not by the exporting process ${pid} (is the importer in another pid namespace?); refusing to send the token`,
+    );
   }
   if (typeof process.getuid === 'function' && peerUid !== process.getuid()) {
     return failed(x, `the exporting process runs as uid ${peerUid}, this one as ${process.getuid()}; refusing`);

@@ -5,7 +5,13 @@ export { DeviceBuffer, type AllocOptions, type WrapBufferOptions } from './devic
 export { ManagedBuffer, type ManagedAdvice } from './managed-buffer';
 export { PinnedHostBuffer, type PinnedOptions } from './pinned-host-buffer';
 export {
-  MemoryPool, type ManagedPoolOptions, type PinnedPoolOptions, type PoolAccess, type PoolMemoryType, type PoolOptions, type WrapPoolOptions,
+  MemoryPool,
+  type ManagedPoolOptions,
+  type PinnedPoolOptions,
+  type PoolAccess,
+  type PoolMemoryType,
+  type PoolOptions,
+  type WrapPoolOptions,
 } from './memory-pool';
 export type { CopyOptions, HostData, MemsetOptions, TypedArrayConstructor } from './arguments';
 export type { MemoryLocation } from './location';
@@ -17,6 +23,18 @@ export { pointerInfo, type PointerInfo, type PointerMemoryType } from './pointer
 export { StridedView, type DType, type StridedViewBuffer, type StridedViewOptions } from './strided-view';
 export { DLPACK_VERSION, dlpackExportsAlive, fromDLPack, toDLPack, type FromDLPackOptions } from './dlpack';
 export {
-  IpcMemoryPool, ImportedMemoryPool, SharedBuffer, SharedEvent, allowDescriptorImport, exportEvent, exportMemHandle, importPool,
-  openEvent, openMemHandle, type BufferHandle, type EventHandle, type MemHandle, type PoolHandle,
+  IpcMemoryPool,
+  ImportedMemoryPool,
+  SharedBuffer,
+  SharedEvent,
+  allowDescriptorImport,
+  exportEvent,
+  exportMemHandle,
+  importPool,
+  openEvent,
+  openMemHandle,
+  type BufferHandle,
+  type EventHandle,
+  type MemHandle,
+  type PoolHandle,
 } from './ipc';

@@ -64,7 +64,8 @@ function handleRecord(bytes: Uint8Array): { reserved: number[] } {
   return { reserved: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, 64)) };
 }
 function checkHandle(call: string, h: unknown, kind: string): Record<string, unknown> {
-  if (typeof h !== 'object' || h === null || (h as { kind?: unknown }).kind !== kind) throw new TypeError(`${call}: expected a handle of kind '${kind}' (from the exporting side)`);
+  if (typeof h !== 'object' || h === null || (h as { kind?: unknown }).kind !== kind)
+    throw new TypeError(`${call}: expected a handle of kind '${kind}' (from the exporting side)`);
   return h as Record<string, unknown>;
 }
 function checkPid(call: string, v: unknown): number {
@@ -98,7 +99,9 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
           const got = c.syscall3(SYS_PIDFD_GETFD, pidfd, fd, 0);
           if (got >= 0) return { fd: got, how: 'pidfd_getfd' };
           const errno = koffi.errno();
-          reasons.push(`pidfd_getfd: errno ${errno}${errno === 1 ? ' (EPERM: ptrace_scope forbids it; the exporter can allow this process with exportHandle({ allowImporter }))' : ''}`);
+          reasons.push(
+            `pidfd_getfd: errno ${errno}${errno === 1 ? ' (EPERM: ptrace_scope forbids it; the exporter can allow this process with exportHandle({ allowImporter }))' : ''}`,
+          );
         } finally {
           closeRawFd(pidfd);
         }
@@ -110,7 +113,8 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
   try {
     const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
     // a device node or anon inode re-opened is a new open file, not the exporter's: refuse, never guess
-    if (target.startsWith('/dev/') || target.startsWith('anon_inode:') || !target.startsWith('/')) throw new Error(`it is ${target}, which re-opening would not duplicate`);
+    if (target.startsWith('/dev/') || target.startsWith('anon_inode:') || !target.startsWith('/'))
+      throw new Error(`it is ${target}, which re-opening would not duplicate`);
     // libc's open, not node:fs's: the driver needs an OS descriptor, which Deno's fs does not hand out
     const opened = loadLibc().open(`/proc/${pid}/fd/${fd}`, fsConstants.O_RDWR);
     if (opened < 0) throw new Error(`open: errno ${koffi.errno()}`);
@@ -118,7 +122,11 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
   } catch (e) {
     reasons.push(`/proc/${pid}/fd/${fd}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `cannot take descriptor ${fd} of process ${pid} (${reasons.join('; ')}); start the importer as a child with the descriptor in its stdio and pass { fd }`);
+  throw new ObjectsError(
+    call,
+    OBJECTS_ERROR.unavailable,
+    `cannot take descriptor ${fd} of process ${pid} (${reasons.join('; ')}); start the importer as a child with the descriptor in its stdio and pass { fd }`,
+  );
 }
 
 /**
@@ -197,11 +205,16 @@ export class IpcMemoryPool extends Resource {
   readonly device: number;
 
   private constructor(handle: drv.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
-    super('IpcMemoryPool', () => whenNoHostFuncs(() => {
-      if (state.ticket) fdPassing().withdrawDescriptor(state.ticket);
-      if (state.fd >= 0) closeRawFd(state.fd);
-      drv.release(context, 'cuMemPoolDestroy', handle);
-    }), [context]);
+    super(
+      'IpcMemoryPool',
+      () =>
+        whenNoHostFuncs(() => {
+          if (state.ticket) fdPassing().withdrawDescriptor(state.ticket);
+          if (state.fd >= 0) closeRawFd(state.fd);
+          drv.release(context, 'cuMemPoolDestroy', handle);
+        }),
+      [context],
+    );
     this.handle = handle;
     this.context = context;
     this.device = device;
@@ -413,7 +426,10 @@ export interface MemHandle {
 export function exportMemHandle(buf: DeviceBuffer): MemHandle {
   const call = 'exportMemHandle';
   if (!(buf instanceof DeviceBuffer)) throw new TypeError(`${call}: buf must be a DeviceBuffer`);
-  if (buf.stream || buf.parent) throw new TypeError(`${call}: legacy IPC shares whole cuMemAlloc allocations: allocate without a stream, and export the buffer, not a view (use IpcMemoryPool for stream-ordered memory)`);
+  if (buf.stream || buf.parent)
+    throw new TypeError(
+      `${call}: legacy IPC shares whole cuMemAlloc allocations: allocate without a stream, and export the buffer, not a view (use IpcMemoryPool for stream-ordered memory)`,
+    );
   const ptr = buf.ptr;
   const out = new Uint8Array(64);
   drv.call(buf.context, 'cuIpcGetMemHandle', out, ptr);
@@ -464,7 +480,8 @@ export interface EventHandle {
 export function exportEvent(event: Event): EventHandle {
   const call = 'exportEvent';
   if (!(event instanceof Event)) throw new TypeError(`${call}: event must be an Event`);
-  if (!(event.flags & drv.CUevent_flags.CU_EVENT_INTERPROCESS)) throw new TypeError(`${call}: the event must be created with { interprocess: true, timing: false }`);
+  if (!(event.flags & drv.CUevent_flags.CU_EVENT_INTERPROCESS))
+    throw new TypeError(`${call}: the event must be created with { interprocess: true, timing: false }`);
   event.assertUsable();
   const out = new Uint8Array(64);
   drv.call(event.context, 'cuIpcGetEventHandle', out, event.handle);

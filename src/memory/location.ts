@@ -26,7 +26,8 @@ export type MemoryLocation =
 export function encodeLocation(where: string, loc: unknown, defaultDevice?: number): { type: number; id: number } {
   const T = drv.CUmemLocationType;
   const ordinal = (name: string, v: unknown): number => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0x7fffffff) throw new RangeError(`${where}: ${name} must be a non-negative integer, got ${describe(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0x7fffffff)
+      throw new RangeError(`${where}: ${name} must be a non-negative integer, got ${describe(v)}`);
     return v;
   };
   if (loc === 'host') return { type: T.CU_MEM_LOCATION_TYPE_HOST, id: 0 };
@@ -35,8 +36,10 @@ export function encodeLocation(where: string, loc: unknown, defaultDevice?: numb
   if (typeof loc === 'number') return { type: T.CU_MEM_LOCATION_TYPE_DEVICE, id: ordinal('device ordinal', loc) };
   if (typeof loc === 'object' && loc !== null) {
     const keys = Object.keys(loc);
-    if (keys.length === 1 && keys[0] === 'device') return { type: T.CU_MEM_LOCATION_TYPE_DEVICE, id: ordinal('location.device', (loc as { device: unknown }).device) };
-    if (keys.length === 1 && keys[0] === 'hostNuma') return { type: T.CU_MEM_LOCATION_TYPE_HOST_NUMA, id: ordinal('location.hostNuma', (loc as { hostNuma: unknown }).hostNuma) };
+    if (keys.length === 1 && keys[0] === 'device')
+      return { type: T.CU_MEM_LOCATION_TYPE_DEVICE, id: ordinal('location.device', (loc as { device: unknown }).device) };
+    if (keys.length === 1 && keys[0] === 'hostNuma')
+      return { type: T.CU_MEM_LOCATION_TYPE_HOST_NUMA, id: ordinal('location.hostNuma', (loc as { hostNuma: unknown }).hostNuma) };
   }
   const device = defaultDevice !== undefined ? "'device', " : '';
   throw new TypeError(`${where}: a location is ${device}'host', 'hostNumaCurrent', a device ordinal, { device: n } or { hostNuma: n }, got ${describe(loc)}`);

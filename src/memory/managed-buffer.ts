@@ -49,7 +49,8 @@ export class ManagedBuffer extends DeviceBuffer {
     checkedSize('ManagedBuffer.alloc: byteLength', byteLength);
     const o = optionsObject('ManagedBuffer.alloc', options) ?? {};
     checkKeys('ManagedBuffer.alloc', o, ['context', 'hostOnlyAttach']);
-    if (o.hostOnlyAttach !== undefined && typeof o.hostOnlyAttach !== 'boolean') throw new TypeError(`ManagedBuffer.alloc: hostOnlyAttach must be a boolean, got ${describe(o.hostOnlyAttach)}`);
+    if (o.hostOnlyAttach !== undefined && typeof o.hostOnlyAttach !== 'boolean')
+      throw new TypeError(`ManagedBuffer.alloc: hostOnlyAttach must be a boolean, got ${describe(o.hostOnlyAttach)}`);
     const ctx = contextOf(o.context, 'ManagedBuffer.alloc: context');
     ctx.check();
     const flags = o.hostOnlyAttach ? drv.CUmemAttach_flags.CU_MEM_ATTACH_HOST : drv.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL;

@@ -102,7 +102,11 @@ export class MemoryPool extends Resource {
   readonly memoryType: PoolMemoryType;
 
   private constructor(handle: drv.CUmemoryPool, context: Context, owned: boolean, memoryType: PoolMemoryType = 'device', kind?: string) {
-    super(kind ?? (owned ? 'MemoryPool' : 'MemoryPool (default)'), owned ? () => whenNoHostFuncs(() => drv.release(context, 'cuMemPoolDestroy', handle)) : undefined, [context]);
+    super(
+      kind ?? (owned ? 'MemoryPool' : 'MemoryPool (default)'),
+      owned ? () => whenNoHostFuncs(() => drv.release(context, 'cuMemPoolDestroy', handle)) : undefined,
+      [context],
+    );
     this.handle = handle;
     this.context = context;
     this.owned = owned;
@@ -112,7 +116,8 @@ export class MemoryPool extends Resource {
 
   private static contextFor(where: string, device: unknown, context: unknown): Context {
     if (device !== undefined && typeof device !== 'number') throw new TypeError(`${where}: device must be a number, got ${describe(device)}`);
-    if (device !== undefined && (!Number.isSafeInteger(device) || device < 0)) throw new RangeError(`${where}: device must be a non-negative integer, got ${describe(device)}`);
+    if (device !== undefined && (!Number.isSafeInteger(device) || device < 0))
+      throw new RangeError(`${where}: device must be a non-negative integer, got ${describe(device)}`);
     if (context !== undefined) return contextOf(context, `${where}: context`);
     return device !== undefined ? Context.primary(device as number) : Context.current();
   }
@@ -136,7 +141,15 @@ export class MemoryPool extends Resource {
     return checkedSize(`${where}: maxSize`, o.maxSize ?? 0);
   }
 
-  private static make(where: string, ctx: Context, allocType: number, location: { type: number; id: number }, o: Record<string, unknown>, memoryType: PoolMemoryType, kind: string): MemoryPool {
+  private static make(
+    where: string,
+    ctx: Context,
+    allocType: number,
+    location: { type: number; id: number },
+    o: Record<string, unknown>,
+    memoryType: PoolMemoryType,
+    kind: string,
+  ): MemoryPool {
     const maxSize = MemoryPool.checkSizes(where, o);
     ctx.check();
     const props = new DataView(new ArrayBuffer(88)); // CUmemPoolProps
@@ -180,13 +193,23 @@ export class MemoryPool extends Resource {
     const o = optionsObject('MemoryPool.pinned', options) ?? {};
     checkKeys('MemoryPool.pinned', o, ['numaNode', 'maxSize', 'releaseThreshold', 'accessFrom', 'context']);
     MemoryPool.checkSizes('MemoryPool.pinned', o);
-    if (o.accessFrom !== undefined && !Array.isArray(o.accessFrom)) throw new TypeError(`MemoryPool.pinned: accessFrom must be an array of device ordinals, got ${describe(o.accessFrom)}`);
+    if (o.accessFrom !== undefined && !Array.isArray(o.accessFrom))
+      throw new TypeError(`MemoryPool.pinned: accessFrom must be an array of device ordinals, got ${describe(o.accessFrom)}`);
     const ctx = contextOf(o.context, 'MemoryPool.pinned: context');
-    const location = o.numaNode === undefined ? encodeLocation('MemoryPool.pinned', 'host') : encodeLocation('MemoryPool.pinned: numaNode', { hostNuma: o.numaNode });
+    const location =
+      o.numaNode === undefined ? encodeLocation('MemoryPool.pinned', 'host') : encodeLocation('MemoryPool.pinned: numaNode', { hostNuma: o.numaNode });
     const access = o.accessFrom ?? [ctx.device];
     if (!Array.isArray(access)) throw new TypeError(`MemoryPool.pinned: accessFrom must be an array of device ordinals, got ${describe(access)}`);
     access.forEach((d, i) => encodeLocation(`MemoryPool.pinned: accessFrom[${i}]`, d));
-    const pool = MemoryPool.make('MemoryPool.pinned', ctx, drv.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, location, o, 'pinnedHost', 'MemoryPool (pinned host)');
+    const pool = MemoryPool.make(
+      'MemoryPool.pinned',
+      ctx,
+      drv.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED,
+      location,
+      o,
+      'pinnedHost',
+      'MemoryPool (pinned host)',
+    );
     try {
       for (const d of access as number[]) pool.setAccess(d, 'readWrite');
     } catch (e) {
@@ -207,8 +230,12 @@ export class MemoryPool extends Resource {
     checkKeys('MemoryPool.managed', o, ['preferredLocation', 'maxSize', 'releaseThreshold', 'context']);
     MemoryPool.checkSizes('MemoryPool.managed', o);
     const ctx = contextOf(o.context, 'MemoryPool.managed: context');
-    const location = o.preferredLocation === undefined ? { type: drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_NONE, id: 0 } : encodeLocation('MemoryPool.managed: preferredLocation', o.preferredLocation);
-    if (location.type === drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT) throw new TypeError("MemoryPool.managed: preferredLocation 'hostNumaCurrent' is not a pool location (name the node: { hostNuma: n })");
+    const location =
+      o.preferredLocation === undefined
+        ? { type: drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_NONE, id: 0 }
+        : encodeLocation('MemoryPool.managed: preferredLocation', o.preferredLocation);
+    if (location.type === drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT)
+      throw new TypeError("MemoryPool.managed: preferredLocation 'hostNumaCurrent' is not a pool location (name the node: { hostNuma: n })");
     return MemoryPool.make('MemoryPool.managed', ctx, drv.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_MANAGED, location, o, 'managed', 'MemoryPool (managed)');
   }
 
@@ -222,10 +249,12 @@ export class MemoryPool extends Resource {
     const o = optionsObject('MemoryPool.wrap', options) ?? {};
     checkKeys('MemoryPool.wrap', o, ['owned', 'memoryType', 'context']);
     const h = typeof handle === 'bigint' && handle >= 0n && handle <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(handle) : handle;
-    if (typeof h !== 'number' || !Number.isSafeInteger(h) || h <= 0) throw new TypeError(`MemoryPool.wrap: handle must be a non-zero CUmemoryPool handle (number or bigint), got ${describe(handle)}`);
+    if (typeof h !== 'number' || !Number.isSafeInteger(h) || h <= 0)
+      throw new TypeError(`MemoryPool.wrap: handle must be a non-zero CUmemoryPool handle (number or bigint), got ${describe(handle)}`);
     if (o.owned !== undefined && typeof o.owned !== 'boolean') throw new TypeError(`MemoryPool.wrap: owned must be a boolean, got ${describe(o.owned)}`);
     const type = o.memoryType ?? 'device';
-    if (type !== 'device' && type !== 'pinnedHost' && type !== 'managed') throw new TypeError(`MemoryPool.wrap: memoryType must be 'device', 'pinnedHost' or 'managed', got ${describe(type)}`);
+    if (type !== 'device' && type !== 'pinnedHost' && type !== 'managed')
+      throw new TypeError(`MemoryPool.wrap: memoryType must be 'device', 'pinnedHost' or 'managed', got ${describe(type)}`);
     const ctx = contextOf(o.context, 'MemoryPool.wrap: context');
     ctx.check();
     return new MemoryPool(h as drv.CUmemoryPool, ctx, o.owned === true, type, o.owned ? 'MemoryPool (wrapped, owned)' : 'MemoryPool (wrapped)');
@@ -239,7 +268,8 @@ export class MemoryPool extends Resource {
   setAccess(device: number, access: PoolAccess = 'readWrite'): this {
     this.assertOpen();
     const loc = encodeLocation('MemoryPool.setAccess: device', device);
-    if (typeof access !== 'string' || !Object.prototype.hasOwnProperty.call(ACCESS_FLAGS, access)) throw new TypeError(`MemoryPool.setAccess: access must be 'none', 'read' or 'readWrite', got ${describe(access)}`);
+    if (typeof access !== 'string' || !Object.prototype.hasOwnProperty.call(ACCESS_FLAGS, access))
+      throw new TypeError(`MemoryPool.setAccess: access must be 'none', 'read' or 'readWrite', got ${describe(access)}`);
     const desc = new DataView(new ArrayBuffer(12)); // CUmemAccessDesc { location, flags }
     desc.setInt32(0, loc.type, true);
     desc.setInt32(4, loc.id, true);

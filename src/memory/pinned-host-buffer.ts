@@ -8,7 +8,17 @@ import { checkKeys, describe } from '../describe';
 import { Resource, assertMayBlock, whenNoHostFuncs } from '../lifecycle';
 import { toStream } from '../stream';
 import { noteUse } from '../graph/capture';
-import { checkedSize, type CopyOptions, elementType, hostBytes, type HostData, type MemsetOptions, optionsObject, rangeCheck, type TypedArrayConstructor } from './arguments';
+import {
+  checkedSize,
+  type CopyOptions,
+  elementType,
+  hostBytes,
+  type HostData,
+  type MemsetOptions,
+  optionsObject,
+  rangeCheck,
+  type TypedArrayConstructor,
+} from './arguments';
 import { pinnedHostBufferBrand } from './brands';
 import { DeviceBuffer, ownerOf } from './device-buffer';
 
@@ -64,7 +74,8 @@ export class PinnedHostBuffer extends Resource {
     checkedSize('PinnedHostBuffer.alloc: byteLength', byteLength);
     const o = optionsObject('PinnedHostBuffer.alloc', options) ?? {};
     checkKeys('PinnedHostBuffer.alloc', o, ['writeCombined', 'context']);
-    if (o.writeCombined !== undefined && typeof o.writeCombined !== 'boolean') throw new TypeError(`PinnedHostBuffer.alloc: writeCombined must be a boolean, got ${describe(o.writeCombined)}`);
+    if (o.writeCombined !== undefined && typeof o.writeCombined !== 'boolean')
+      throw new TypeError(`PinnedHostBuffer.alloc: writeCombined must be a boolean, got ${describe(o.writeCombined)}`);
     const ctx = contextOf(o.context, 'PinnedHostBuffer.alloc: context');
     ctx.check();
     let flags = drv.CU_MEMHOSTALLOC_PORTABLE | drv.CU_MEMHOSTALLOC_DEVICEMAP;
@@ -168,7 +179,10 @@ export class PinnedHostBuffer extends Resource {
       return this;
     }
     const host = hostBytes('PinnedHostBuffer.copyFrom: src', src);
-    if (s !== undefined) throw new TypeError('PinnedHostBuffer.copyFrom: a copy from host data is a host copy made at once: omit stream (synchronize first if the device uses this buffer)');
+    if (s !== undefined)
+      throw new TypeError(
+        'PinnedHostBuffer.copyFrom: a copy from host data is a host copy made at once: omit stream (synchronize first if the device uses this buffer)',
+      );
     const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', lengthOption ?? host.byteLength);
     rangeCheck('PinnedHostBuffer.copyFrom (source)', 0, n, host.byteLength);
     rangeCheck('PinnedHostBuffer.copyFrom', offset, n, this.byteLength);
@@ -196,7 +210,8 @@ export class PinnedHostBuffer extends Resource {
     if (dst instanceof DeviceBuffer || dst instanceof PinnedHostBuffer) {
       if (dst instanceof DeviceBuffer) dst.check();
       const to = dst instanceof DeviceBuffer ? dst.ptr : dst.hostAddress;
-      if (lengthOption === undefined && offset > this.byteLength) throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
+      if (lengthOption === undefined && offset > this.byteLength)
+        throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
       const n = checkedSize('PinnedHostBuffer.copyTo: byteLength', lengthOption ?? Math.min(dst.byteLength, this.byteLength - offset));
       rangeCheck('PinnedHostBuffer.copyTo', offset, n, this.byteLength);
       rangeCheck('PinnedHostBuffer.copyTo (destination)', 0, n, dst.byteLength);
@@ -217,8 +232,12 @@ export class PinnedHostBuffer extends Resource {
       return dst;
     }
     const host = hostBytes('PinnedHostBuffer.copyTo: dst', dst);
-    if (s !== undefined) throw new TypeError('PinnedHostBuffer.copyTo: a copy into host data is a host copy made at once: omit stream (synchronize first if the device writes this buffer)');
-    if (lengthOption === undefined && offset > this.byteLength) throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
+    if (s !== undefined)
+      throw new TypeError(
+        'PinnedHostBuffer.copyTo: a copy into host data is a host copy made at once: omit stream (synchronize first if the device writes this buffer)',
+      );
+    if (lengthOption === undefined && offset > this.byteLength)
+      throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
     const n = checkedSize('PinnedHostBuffer.copyTo: byteLength', lengthOption ?? Math.min(host.byteLength, this.byteLength - offset));
     rangeCheck('PinnedHostBuffer.copyTo', offset, n, this.byteLength);
     rangeCheck('PinnedHostBuffer.copyTo (destination)', 0, n, host.byteLength);

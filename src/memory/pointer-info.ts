@@ -37,12 +37,14 @@ export interface PointerInfo {
   /** The address host code uses for it; undefined when none. */
   hostPointer: number | undefined;
   /** The whole allocation the address lies in: its start and size in bytes; undefined when unknown. */
-  range: {
-    /** The allocation's first address. */
-    start: number;
-    /** Its size in bytes. */
-    size: number;
-  } | undefined;
+  range:
+    | {
+        /** The allocation's first address. */
+        start: number;
+        /** Its size in bytes. */
+        size: number;
+      }
+    | undefined;
   /** The CUcontext handle the memory belongs to (0 for memory of no one context: pools, managed, VMM). */
   context: number;
   /** The driver's unique id of the allocation (0 when none). */

@@ -68,7 +68,13 @@ export interface StagingSettings {
  * pool is 4 × 16 MiB of pinned memory per context once a copy needs it (trimStaging or dropStaging give
  * it back).
  */
-export const STAGING_DEFAULTS: Readonly<{ upload: Readonly<StagingDirection>; download: Readonly<StagingDirection>; chunkBytes: number; maxChunks: number; chunksPerCopy: number }> = {
+export const STAGING_DEFAULTS: Readonly<{
+  upload: Readonly<StagingDirection>;
+  download: Readonly<StagingDirection>;
+  chunkBytes: number;
+  maxChunks: number;
+  chunksPerCopy: number;
+}> = {
   upload: { minBytes: 32 << 20, hostThreads: 8 },
   download: { minBytes: 16 << 20, hostThreads: 8 },
   /** Large enough that the per-chunk driver calls (~µs) and the helpers' wake-ups vanish beside its DMA (~300 µs at 55 GB/s). */

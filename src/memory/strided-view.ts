@@ -12,14 +12,41 @@ export type DType = 'bool' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64'
 
 /** Bytes per element of each dtype. */
 export const DTYPE_SIZES: Readonly<Record<DType, number>> = Object.freeze({
-  bool: 1, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f16: 2, bf16: 2, f32: 4, f64: 8, c64: 8, c128: 16,
+  bool: 1,
+  i8: 1,
+  u8: 1,
+  i16: 2,
+  u16: 2,
+  i32: 4,
+  u32: 4,
+  i64: 8,
+  u64: 8,
+  f16: 2,
+  bf16: 2,
+  f32: 4,
+  f64: 8,
+  c64: 8,
+  c128: 16,
 });
 
 type ArrayCtor = { new (buffer: ArrayBuffer, offset?: number, length?: number): ArrayBufferView; readonly BYTES_PER_ELEMENT: number };
 /** The TypedArray each dtype reads back as. */
 const ARRAY_TYPES: Record<DType, ArrayCtor> = {
-  bool: Uint8Array, i8: Int8Array, u8: Uint8Array, i16: Int16Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array,
-  i64: BigInt64Array, u64: BigUint64Array, f16: Uint16Array, bf16: Uint16Array, f32: Float32Array, f64: Float64Array, c64: Float32Array, c128: Float64Array,
+  bool: Uint8Array,
+  i8: Int8Array,
+  u8: Uint8Array,
+  i16: Int16Array,
+  u16: Uint16Array,
+  i32: Int32Array,
+  u32: Uint32Array,
+  i64: BigInt64Array,
+  u64: BigUint64Array,
+  f16: Uint16Array,
+  bf16: Uint16Array,
+  f32: Float32Array,
+  f64: Float64Array,
+  c64: Float32Array,
+  c128: Float64Array,
 };
 
 /** Options of {@link StridedView.of}. */
@@ -43,7 +70,8 @@ function integers(where: string, v: unknown, min: number): number[] {
   if (!Array.isArray(v)) throw new TypeError(`${where} must be an array of integers, got ${describe(v)}`);
   if (v.length > 32) throw new RangeError(`${where}: at most 32 dimensions, got ${v.length}`);
   return v.map((x, i) => {
-    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min) throw new RangeError(`${where}[${i}] must be an integer${min === 0 ? ' ≥ 0' : ''}, got ${describe(x)}`);
+    if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min)
+      throw new RangeError(`${where}[${i}] must be an integer${min === 0 ? ' ≥ 0' : ''}, got ${describe(x)}`);
     return x;
   });
 }
@@ -105,24 +133,32 @@ export class StridedView {
    */
   static of(buffer: StridedViewBuffer, options: StridedViewOptions): StridedView {
     const where = 'StridedView.of';
-    if (!(buffer instanceof DeviceBuffer) && !(buffer instanceof PinnedHostBuffer)) throw new TypeError(`${where}: buffer must be a DeviceBuffer, ManagedBuffer or PinnedHostBuffer, got ${describe(buffer)}`);
-    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { dtype, shape, strides?, byteOffset? }, got ${describe(options)}`);
+    if (!(buffer instanceof DeviceBuffer) && !(buffer instanceof PinnedHostBuffer))
+      throw new TypeError(`${where}: buffer must be a DeviceBuffer, ManagedBuffer or PinnedHostBuffer, got ${describe(buffer)}`);
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(`${where}: options must be an object { dtype, shape, strides?, byteOffset? }, got ${describe(options)}`);
     checkKeys(where, options, ['dtype', 'shape', 'strides', 'byteOffset', 'readOnly']);
     const dtype = options.dtype;
-    if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_SIZES, dtype)) throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPE_SIZES).join(', ')}, got ${describe(dtype)}`);
+    if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_SIZES, dtype))
+      throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPE_SIZES).join(', ')}, got ${describe(dtype)}`);
     const shape = integers(`${where}: shape`, options.shape, 0);
     const strides = options.strides === undefined ? contiguousStrides(shape) : integers(`${where}: strides`, options.strides, -Number.MAX_SAFE_INTEGER);
     if (strides.length !== shape.length) throw new RangeError(`${where}: strides has ${strides.length} entries for ${shape.length} dimensions`);
     const byteOffset = options.byteOffset ?? 0;
-    if (typeof byteOffset !== 'number' || !Number.isSafeInteger(byteOffset) || byteOffset < 0) throw new RangeError(`${where}: byteOffset must be a non-negative integer, got ${describe(byteOffset)}`);
-    if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean') throw new TypeError(`${where}: readOnly must be a boolean, got ${describe(options.readOnly)}`);
+    if (typeof byteOffset !== 'number' || !Number.isSafeInteger(byteOffset) || byteOffset < 0)
+      throw new RangeError(`${where}: byteOffset must be a non-negative integer, got ${describe(byteOffset)}`);
+    if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean')
+      throw new TypeError(`${where}: readOnly must be a boolean, got ${describe(options.readOnly)}`);
     const size = DTYPE_SIZES[dtype];
     if (byteOffset % size !== 0) throw new RangeError(`${where}: byteOffset ${byteOffset} is not a multiple of the ${size}-byte ${dtype} element`);
     if (!shape.includes(0)) {
       const { min, max } = elementSpan(shape, strides);
       const lo = byteOffset + min * size;
       const hi = byteOffset + (max + 1) * size;
-      if (lo < 0 || hi > buffer.byteLength) throw new RangeError(`${where}: shape [${shape}] with strides [${strides}] from byte ${byteOffset} reaches bytes [${lo}, ${hi}), outside the ${buffer.byteLength}-byte buffer`);
+      if (lo < 0 || hi > buffer.byteLength)
+        throw new RangeError(
+          `${where}: shape [${shape}] with strides [${strides}] from byte ${byteOffset} reaches bytes [${lo}, ${hi}), outside the ${buffer.byteLength}-byte buffer`,
+        );
     }
     return new StridedView(buffer, dtype, shape, strides, byteOffset, options.readOnly ?? false);
   }
@@ -168,8 +204,16 @@ export class StridedView {
   transpose(axes?: readonly number[]): StridedView {
     const n = this.ndim;
     const order = axes === undefined ? Array.from({ length: n }, (_, i) => n - 1 - i) : integers('StridedView.transpose: axes', axes, 0);
-    if (order.length !== n || new Set(order).size !== n || order.some((a) => a >= n)) throw new RangeError(`StridedView.transpose: axes must be a permutation of 0..${n - 1}, got [${order}]`);
-    return new StridedView(this.buffer, this.dtype, order.map((a) => this.shape[a]), order.map((a) => this.strides[a]), this.byteOffset, this.readOnly);
+    if (order.length !== n || new Set(order).size !== n || order.some((a) => a >= n))
+      throw new RangeError(`StridedView.transpose: axes must be a permutation of 0..${n - 1}, got [${order}]`);
+    return new StridedView(
+      this.buffer,
+      this.dtype,
+      order.map((a) => this.shape[a]),
+      order.map((a) => this.strides[a]),
+      this.byteOffset,
+      this.readOnly,
+    );
   }
 
   /**

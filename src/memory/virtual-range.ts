@@ -36,7 +36,8 @@ const PROP_KEYS = ['size', 'location', 'type', 'handleTypes', 'compression', 'gp
 
 function sizeArg(where: string, v: unknown, positive = true): number {
   if (typeof v !== 'number') throw new TypeError(`${where} must be a number of bytes, got ${describe(v)}`);
-  if (!Number.isSafeInteger(v) || v < 0 || (positive && v === 0)) throw new RangeError(`${where} must be a ${positive ? 'positive' : 'non-negative'} integer, got ${describe(v)}`);
+  if (!Number.isSafeInteger(v) || v < 0 || (positive && v === 0))
+    throw new RangeError(`${where} must be a ${positive ? 'positive' : 'non-negative'} integer, got ${describe(v)}`);
   return v;
 }
 
@@ -49,7 +50,8 @@ function optionsArg(where: string, v: unknown, keys: readonly string[]): Record<
 /** CUmemAllocationProp (32 bytes) for the options; checks them all first. @internal */
 export function encodeAllocationProp(where: string, o: Record<string, unknown>, defaultDevice: number): Uint8Array {
   const loc = encodeLocation(`${where}: location`, o.location ?? defaultDevice);
-  if (o.type !== undefined && o.type !== 'pinned' && o.type !== 'managed') throw new TypeError(`${where}: type must be 'pinned' or 'managed', got ${describe(o.type)}`);
+  if (o.type !== undefined && o.type !== 'pinned' && o.type !== 'managed')
+    throw new TypeError(`${where}: type must be 'pinned' or 'managed', got ${describe(o.type)}`);
   let handles = 0;
   if (o.handleTypes !== undefined) {
     if (!Array.isArray(o.handleTypes)) throw new TypeError(`${where}: handleTypes must be an array of 'posixFd' / 'fabric', got ${describe(o.handleTypes)}`);
@@ -68,7 +70,8 @@ export function encodeAllocationProp(where: string, o: Record<string, unknown>, 
       else throw new TypeError(`${where}: usage entries must be 'tilePool' or 'hwDecompress', got ${describe(u)}`);
     }
   }
-  for (const k of ['compression', 'gpuDirectRdma']) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
+  for (const k of ['compression', 'gpuDirectRdma'])
+    if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
   const prop = new Uint8Array(32); // { type, requestedHandleTypes, location { type, id }, win32HandleMetaData, allocFlags { compressionType u8, gpuDirectRDMACapable u8, usage u16, reserved[4] } }
   const v = new DataView(prop.buffer);
   const T = drv.CUmemAllocationType;
@@ -92,7 +95,13 @@ function contextFor(where: string, o: Record<string, unknown>): Context {
 
 function granularityOf(ctx: Context, prop: Uint8Array, which: 'minimum' | 'recommended'): number {
   const F = drv.CUmemAllocationGranularity_flags;
-  drv.call(ctx, 'cuMemGetAllocationGranularity', drv.out64, prop, which === 'minimum' ? F.CU_MEM_ALLOC_GRANULARITY_MINIMUM : F.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+  drv.call(
+    ctx,
+    'cuMemGetAllocationGranularity',
+    drv.out64,
+    prop,
+    which === 'minimum' ? F.CU_MEM_ALLOC_GRANULARITY_MINIMUM : F.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+  );
   const g = drv.outNumber();
   if (g <= 0) throw new ObjectsError('PhysicalMemory.granularity', OBJECTS_ERROR.missing, `the driver reported an allocation granularity of ${g}`);
   return g;
@@ -304,7 +313,8 @@ export class VirtualAddressRange extends Resource {
     const o = optionsArg(where, options, ['accessFrom']);
     const device = memory.location.type === drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE ? memory.location.id : this.context.device;
     const access = accessDescs(`${where}: accessFrom`, o.accessFrom ?? [device]);
-    if (off % memory.granularity !== 0) throw new RangeError(`${where}: offset ${off} is not a multiple of the memory's ${memory.granularity}-byte granularity`);
+    if (off % memory.granularity !== 0)
+      throw new RangeError(`${where}: offset ${off} is not a multiple of the memory's ${memory.granularity}-byte granularity`);
     if (off + memory.size > this.size) throw new RangeError(`${where}: ${memory.size} bytes at offset ${off} run past the ${this.size}-byte range`);
     const clash = this.state.mappings.find((m) => off < m.offset + m.size && m.offset < off + memory.size);
     if (clash) throw new RangeError(`${where}: bytes [${off}, ${off + memory.size}) overlap the mapping at [${clash.offset}, ${clash.offset + clash.size})`);

@@ -118,13 +118,16 @@ export class VirtualMemoryResource extends Resource {
     const initial = positive(`${where}: initialSize`, o.initialSize ?? 0);
     const alignment = positive(`${where}: alignment`, o.alignment ?? 0);
     if (alignment !== 0 && !Number.isInteger(Math.log2(alignment))) throw new RangeError(`${where}: alignment must be a power of two, got ${alignment}`);
-    if (o.granularity !== undefined && o.granularity !== 'minimum' && o.granularity !== 'recommended') throw new TypeError(`${where}: granularity must be 'minimum' or 'recommended', got ${describe(o.granularity)}`);
+    if (o.granularity !== undefined && o.granularity !== 'minimum' && o.granularity !== 'recommended')
+      throw new TypeError(`${where}: granularity must be 'minimum' or 'recommended', got ${describe(o.granularity)}`);
     if (o.device !== undefined) encodeLocation(`${where}: device`, o.device);
-    const ctx = o.context !== undefined ? contextOf(o.context, `${where}: context`) : o.device !== undefined ? Context.primary(o.device as number) : Context.current();
+    const ctx =
+      o.context !== undefined ? contextOf(o.context, `${where}: context`) : o.device !== undefined ? Context.primary(o.device as number) : Context.current();
     ctx.check();
     const device = (o.device as number | undefined) ?? ctx.device;
     const accessFrom = o.accessFrom ?? [device];
-    if (!Array.isArray(accessFrom) || accessFrom.length === 0) throw new TypeError(`${where}: accessFrom must be a non-empty array of device ordinals, got ${describe(accessFrom)}`);
+    if (!Array.isArray(accessFrom) || accessFrom.length === 0)
+      throw new TypeError(`${where}: accessFrom must be a non-empty array of device ordinals, got ${describe(accessFrom)}`);
     const access = new Uint8Array(12 * accessFrom.length); // CUmemAccessDesc[]: { location { type, id }, flags }
     const adv = new DataView(access.buffer);
     accessFrom.forEach((d, i) => {
@@ -138,7 +141,10 @@ export class VirtualMemoryResource extends Resource {
     pv.setInt32(0, drv.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, true);
     pv.setInt32(8, drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
     pv.setInt32(12, device, true);
-    const option = o.granularity === 'minimum' ? drv.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM : drv.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED;
+    const option =
+      o.granularity === 'minimum'
+        ? drv.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM
+        : drv.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED;
     drv.call(ctx, 'cuMemGetAllocationGranularity', drv.out64, prop, option);
     const granularity = drv.outNumber();
     if (granularity <= 0) throw new ObjectsError(where, OBJECTS_ERROR.missing, `${where}: the driver reported an allocation granularity of ${granularity}`);
@@ -188,7 +194,9 @@ export class VirtualMemoryResource extends Resource {
     const st = this.state;
     const n = Math.ceil(n0 / this.granularity) * this.granularity;
     if (st.mapped + n > st.reserved) {
-      throw new RangeError(`VirtualMemoryResource.grow: ${n} more bytes (${n0} rounded to the ${this.granularity}-byte granularity) would pass the reserved ${st.reserved} bytes (${st.mapped} mapped)`);
+      throw new RangeError(
+        `VirtualMemoryResource.grow: ${n} more bytes (${n0} rounded to the ${this.granularity}-byte granularity) would pass the reserved ${st.reserved} bytes (${st.mapped} mapped)`,
+      );
     }
     const ctx = this.context;
     drv.allocate(ctx, 'cuMemCreate', drv.out64, n, this.prop, 0);
@@ -233,7 +241,8 @@ export class VirtualMemoryResource extends Resource {
     const off = positive('VirtualMemoryResource.buffer: offset', offset);
     if (off > this.state.mapped) throw new RangeError(`VirtualMemoryResource.buffer: offset ${off} is past the ${this.state.mapped} mapped bytes`);
     const n = byteLength === undefined ? this.state.mapped - off : positive('VirtualMemoryResource.buffer: byteLength', byteLength);
-    if (off + n > this.state.mapped) throw new RangeError(`VirtualMemoryResource.buffer: bytes [${off}, ${off + n}) are past the ${this.state.mapped} mapped bytes (grow() first)`);
+    if (off + n > this.state.mapped)
+      throw new RangeError(`VirtualMemoryResource.buffer: bytes [${off}, ${off + n}) are past the ${this.state.mapped} mapped bytes (grow() first)`);
     return DeviceBuffer.wrap(this.state.va + off, n, { owner: this, context: this.context });
   }
 

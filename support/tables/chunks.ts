@@ -77,12 +77,15 @@ export function readChunkLine(table: string, at: number): ChunkEntry {
   let nl = table.indexOf('\n', at);
   if (nl < 0) nl = table.length;
   const bar = table.indexOf('|', at);
-  const members = table.slice(bar + 1, nl).split(' ').map((member): ChunkMember => {
-    const slash = member.lastIndexOf('/');
-    const eq = member.indexOf('=');
-    const name = member.slice(0, eq < 0 ? slash : eq);
-    return { name, target: eq < 0 ? name : member.slice(eq + 1, slash), params: Number(member.slice(slash + 1)) };
-  });
+  const members = table
+    .slice(bar + 1, nl)
+    .split(' ')
+    .map((member): ChunkMember => {
+      const slash = member.lastIndexOf('/');
+      const eq = member.indexOf('=');
+      const name = member.slice(0, eq < 0 ? slash : eq);
+      return { name, target: eq < 0 ? name : member.slice(eq + 1, slash), params: Number(member.slice(slash + 1)) };
+    });
   return { chunk: table.slice(at, bar), members };
 }
 

@@ -73,10 +73,12 @@ export function readEnumTable(table: string): EnumEntry[] {
     const members = table.slice(sep + 1, end);
     out.push({
       name,
-      members: members ? members.split(' ').map((m) => {
-        const [key, text] = m.split('=');
-        return { name: key, value: text.endsWith('n') ? BigInt(text.slice(0, -1)) : Number(text) };
-      }) : [],
+      members: members
+        ? members.split(' ').map((m) => {
+            const [key, text] = m.split('=');
+            return { name: key, value: text.endsWith('n') ? BigInt(text.slice(0, -1)) : Number(text) };
+          })
+        : [],
     });
   });
   return out;

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { RESTATES_TYPE, TYPE_ONLY, coverageTable, layerCoverage, moduleCoverage } from './doc-coverage';
 
 const ROOT = join(__dirname, '..', '..');
-const RELEASES = readdirSync(join(ROOT, 'generated')).filter((r) => /^\d+\.\d+$/.test(r)).sort();
+const RELEASES = readdirSync(join(ROOT, 'generated'))
+  .filter((r) => /^\d+\.\d+$/.test(r))
+  .sort();
 
 describe('TSDoc coverage of the committed bindings', () => {
   for (const release of RELEASES) {
@@ -29,7 +31,7 @@ describe('TSDoc coverage of the committed bindings', () => {
   // Issue 45 measured 62.6% of the typed layer's @params restating the C type; each now says a role
   // (count, size, data type, attribute, handle, enum values, memory) or, for an integer nothing refers
   // to, the values accepted. Records passed by value were the last restating ones.
-  test.each(RELEASES)('%s: under 1% of the typed layer\'s @params only restate the C type; under 35% say no role', (release) => {
+  test.each(RELEASES)("%s: under 1% of the typed layer's @params only restate the C type; under 35% say no role", (release) => {
     let params = 0;
     let restating = 0;
     let typeOnly = 0;
@@ -42,7 +44,8 @@ describe('TSDoc coverage of the committed bindings', () => {
       sample.push(...typed.restatingSample.map((x) => `${module} ${x}`));
     }
     expect(params).toBeGreaterThan(5000);
-    if (restating / params >= 0.01) throw new Error(`${release}: ${((100 * restating) / params).toFixed(1)}% restate the C type, e.g. ${sample.slice(0, 5).join('; ')}`);
+    if (restating / params >= 0.01)
+      throw new Error(`${release}: ${((100 * restating) / params).toFixed(1)}% restate the C type, e.g. ${sample.slice(0, 5).join('; ')}`);
     expect(typeOnly / params).toBeLessThan(0.35);
   });
 
@@ -58,13 +61,16 @@ describe('the coverage measure itself', () => {
   let dir = '';
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'cuda-ts-cov-'));
-    writeFileSync(join(dir, 'a.ts'), [
-      '/** Summary.\n * @param x the x.\n * @param y the y. */\nexport function full(x: number, y: number): void {}',
-      '/** Summary.\n * @param x the x. */\nexport function halfParams(x: number, y: number): void {}',
-      '/** @param x the x. */\nexport function noSummary(x: number): void {}',
-      '/** Summary.\n * @param x\n */\nexport function emptyParam(x: number): void {}',
-      'function notExported(x: number): void {}',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'a.ts'),
+      [
+        '/** Summary.\n * @param x the x.\n * @param y the y. */\nexport function full(x: number, y: number): void {}',
+        '/** Summary.\n * @param x the x. */\nexport function halfParams(x: number, y: number): void {}',
+        '/** @param x the x. */\nexport function noSummary(x: number): void {}',
+        '/** Summary.\n * @param x\n */\nexport function emptyParam(x: number): void {}',
+        'function notExported(x: number): void {}',
+      ].join('\n'),
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -77,8 +83,14 @@ describe('the coverage measure itself', () => {
   });
 
   test('an @param restates the C type when it says only a direction and the type', () => {
-    for (const t of ['in `int`.', 'in `cublasHandle_t`.', 'out `int *`', 'in `float2` by value.', '`size_t`']) expect([t, RESTATES_TYPE.test(t)]).toEqual([t, true]);
-    for (const t of ['in `int`: count of `x` in elements.', 'in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.', 'in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.', 'in/out `float *`: device memory.'])
+    for (const t of ['in `int`.', 'in `cublasHandle_t`.', 'out `int *`', 'in `float2` by value.', '`size_t`'])
+      expect([t, RESTATES_TYPE.test(t)]).toEqual([t, true]);
+    for (const t of [
+      'in `int`: count of `x` in elements.',
+      'in `cublasHandle_t`: an opaque handle, such as `cublasCreate` returns.',
+      'in `cublasOperation_t`: one of the {@link T.cublasOperation_t} values.',
+      'in/out `float *`: device memory.',
+    ])
       expect([t, RESTATES_TYPE.test(t)]).toEqual([t, false]);
     expect(TYPE_ONLY.test('in `int`: a signed 32-bit integer.')).toBe(true);
     expect(TYPE_ONLY.test('in `size_t`: an unsigned 64-bit integer (a number, or a bigint past 2^53).')).toBe(true);

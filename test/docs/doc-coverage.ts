@@ -26,7 +26,8 @@ export interface LayerCoverage {
 /** An `@param` text that says nothing but the C type: a direction, the type in backticks, `by value`. */
 export const RESTATES_TYPE = /^(?:(?:in|out|in\/out)\s+)?`[^`]+`(?:\s+by value)?\.?$/;
 /** An `@param` text that adds only what values of that type the typed layer accepts. */
-export const TYPE_ONLY = /^in\s+`[^`]+`: (?:an? (?:signed|unsigned) \d+-bit integer(?: \(a number, or a bigint past 2\^53\))?|a number(?: \(stored as a 32-bit float\))?|a boolean|an address)\.$/;
+export const TYPE_ONLY =
+  /^in\s+`[^`]+`: (?:an? (?:signed|unsigned) \d+-bit integer(?: \(a number, or a bigint past 2\^53\))?|a number(?: \(stored as a 32-bit float\))?|a boolean|an address)\.$/;
 
 function text(comment: string | ts.NodeArray<ts.JSDocComment> | undefined): string {
   if (comment === undefined) return '';
@@ -44,7 +45,11 @@ export function layerCoverage(dir: string, skip: (file: string) => boolean = () 
       if (!ts.isFunctionDeclaration(node) || !node.name || !ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
       out.functions++;
       const doc = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc).pop();
-      const tags = new Map(Array.from(doc?.tags ?? []).filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t)).map((t) => [t.name.getText(source), text(t.comment).trim()]));
+      const tags = new Map(
+        Array.from(doc?.tags ?? [])
+          .filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t))
+          .map((t) => [t.name.getText(source), text(t.comment).trim()]),
+      );
       const names = node.parameters.map((p) => p.name.getText(source));
       const withText = names.filter((n) => (tags.get(n) ?? '') !== '');
       for (const n of withText) {
@@ -58,7 +63,10 @@ export function layerCoverage(dir: string, skip: (file: string) => boolean = () 
       out.paramsDocumented += withText.length;
       const summary = text(doc?.comment).trim() !== '';
       if (summary && withText.length === names.length) out.documented++;
-      else out.missing.push(`${node.name.text}${summary ? '' : ' (no summary)'}${withText.length < names.length ? ` (no @param ${names.filter((n) => !withText.includes(n)).join(', ')})` : ''}`);
+      else
+        out.missing.push(
+          `${node.name.text}${summary ? '' : ' (no summary)'}${withText.length < names.length ? ` (no @param ${names.filter((n) => !withText.includes(n)).join(', ')})` : ''}`,
+        );
     }
   }
   return out;

@@ -70,12 +70,16 @@ describe('facts in the committed TSDoc (13.0)', () => {
     const types = readFileSync(join(ROOT, 'generated', '13.0', 'driver', 'types.ts'), 'utf8');
     const latest = ir('13.0', 'driver');
     const e = latest.enums.find((x) => x.name === 'enum CUarray_format_enum')!;
-    const newMembers = e.members.filter((m) => firstRelease('driver', (x) => x.enums.some((y) => y.name === e.name && y.members.some((n) => n.name === m.name))) !== '11.8');
+    const newMembers = e.members.filter(
+      (m) => firstRelease('driver', (x) => x.enums.some((y) => y.name === e.name && y.members.some((n) => n.name === m.name))) !== '11.8',
+    );
     expect(newMembers.length).toBeGreaterThan(0);
     for (const m of newMembers) {
       const first = firstRelease('driver', (x) => x.enums.some((y) => y.name === e.name && y.members.some((n) => n.name === m.name)));
       const before = RELEASES[RELEASES.indexOf(first!) - 1];
-      expect(types).toMatch(new RegExp(`/\\*\\* (0x[0-9a-f]+ · )?added after CUDA ${before.replace('.', '\\.')}; present in CUDA ${first!.replace('.', '\\.')} \\*/ ${m.name} =`));
+      expect(types).toMatch(
+        new RegExp(`/\\*\\* (0x[0-9a-f]+ · )?added after CUDA ${before.replace('.', '\\.')}; present in CUDA ${first!.replace('.', '\\.')} \\*/ ${m.name} =`),
+      );
     }
     const fieldLines = types.split('\n').filter((l) => /\/\*\* `[^`]+` at byte \d+ · added after CUDA \d+\.\d; present in CUDA \d+\.\d \*\//.test(l));
     expect(fieldLines.length).toBeGreaterThan(0);

@@ -9,9 +9,13 @@ import { typeCheck, typescriptBlocks, usesTopLevelAwait } from '../helpers/ts-bl
 const ROOT = join(__dirname, '..', '..');
 /** Pages other helpers own and check themselves (math objects, awaiting) are left to their own tests. */
 const OWN_TESTS = new Set(['math.md', 'awaiting.md', 'from-cuda-python.md']);
-const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort();
+const pages = readdirSync(join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .sort();
 const guides = pages.filter((f) => !OWN_TESTS.has(f));
-const blocks = guides.flatMap((page) => typescriptBlocks(readFileSync(join(ROOT, 'docs', page), 'utf8')).map((b) => ({ ...b, page, esm: usesTopLevelAwait(b.code) })));
+const blocks = guides.flatMap((page) =>
+  typescriptBlocks(readFileSync(join(ROOT, 'docs', page), 'utf8')).map((b) => ({ ...b, page, esm: usesTopLevelAwait(b.code) })),
+);
 let dir = '';
 const results = new Map<string, string[]>();
 const fileOf = (b: { page: string; line: number; esm: boolean }) => join(dir, `${b.page.replace(/\W/g, '-')}-line-${b.line}.${b.esm ? 'mts' : 'cts'}`);
@@ -51,11 +55,12 @@ describe('user documents', () => {
     expect(broken).toEqual([]);
   });
 
-  test('no run history: no times of day, UTC stamps or commit hashes (the README\'s bench summary names its date once)', () => {
+  test("no run history: no times of day, UTC stamps or commit hashes (the README's bench summary names its date once)", () => {
     const found: string[] = [];
     for (const doc of documents) {
       const text = readFileSync(join(ROOT, doc), 'utf8').replace(/<!-- bench-summary -->\n[^\n]*\n/, '');
-      for (const m of text.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2} UTC\b|\bat (?:commit )?[0-9a-f]{7,40}\b|\bcommit [0-9a-f]{7,40}\b/g)) found.push(`${doc}: ${m[0]}`);
+      for (const m of text.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2} UTC\b|\bat (?:commit )?[0-9a-f]{7,40}\b|\bcommit [0-9a-f]{7,40}\b/g))
+        found.push(`${doc}: ${m[0]}`);
     }
     expect(found).toEqual([]);
   });

@@ -39,7 +39,11 @@ function emittedDocs(dir: string): Map<string, { summary: string; params: Map<st
     for (const node of source.statements) {
       if (!ts.isFunctionDeclaration(node) || !node.name) continue;
       const doc = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc).pop();
-      const params = new Map(Array.from(doc?.tags ?? []).filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t)).map((t) => [t.name.getText(source), text(t.comment)]));
+      const params = new Map(
+        Array.from(doc?.tags ?? [])
+          .filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t))
+          .map((t) => [t.name.getText(source), text(t.comment)]),
+      );
       out.set(node.name.text, { summary: text(doc?.comment), params });
     }
   }
@@ -47,7 +51,11 @@ function emittedDocs(dir: string): Map<string, { summary: string; params: Map<st
 }
 
 /** Normalised words of a text, for comparing header text with emitted TSDoc (markup stripped). */
-const words = (s: string) => s.replace(/[`*\\]/g, '').replace(/\s+/g, ' ').trim();
+const words = (s: string) =>
+  s
+    .replace(/[`*\\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 describeHeaders('cuda-ts-gen --docs on the 13.0 headers', () => {
   let dir = '';
@@ -61,13 +69,16 @@ describeHeaders('cuda-ts-gen --docs on the 13.0 headers', () => {
     const log: string[] = [];
     const code = run(['--docs', '--toolkit', dir, '--out', out, '--modules', 'driver,runtime,nvjitlink', '--jobs', '1'], (l) => log.push(l));
     if (code !== 0) throw new Error(log.join('\n'));
-    for (const [m, includes] of Object.entries(MODULES)) docs.set(m, headerDocs(clangAst({ clang: clang!, includeDirs: [join(dir, 'include')], includes: [...includes] })));
+    for (const [m, includes] of Object.entries(MODULES))
+      docs.set(m, headerDocs(clangAst({ clang: clang!, includeDirs: [join(dir, 'include')], includes: [...includes] })));
   }, 180_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const module of Object.keys(MODULES)) {
     test(`${module}: ≥ 90% of the functions the headers document carry their summary and parameter text`, () => {
-      const ir = JSON.parse(readFileSync(join(out, 'headers', '13.0', `${module}.json`), 'utf8')) as { functions: { name: string; symbol: string; params: { name: string }[] }[] };
+      const ir = JSON.parse(readFileSync(join(out, 'headers', '13.0', `${module}.json`), 'utf8')) as {
+        functions: { name: string; symbol: string; params: { name: string }[] }[];
+      };
       const emitted = emittedDocs(join(out, 'generated', '13.0', module, 'raw-layer'));
       const own = docs.get(module)!;
       const documented = ir.functions.filter((f) => own.get(f.symbol)?.brief);
@@ -115,12 +126,19 @@ describeHeaders('cuda-ts-gen --docs on the 13.0 headers', () => {
   const plain = /^[A-Za-z][a-z]*[.,;:]?$/;
   const runs = (s: string) => {
     const w = words(s).split(' ');
-    return w.length < 8 ? [] : w.slice(0, w.length - 7).map((_, i) => w.slice(i, i + 8)).filter((r) => r.every((x) => plain.test(x))).map((r) => r.join(' '));
+    return w.length < 8
+      ? []
+      : w
+          .slice(0, w.length - 7)
+          .map((_, i) => w.slice(i, i + 8))
+          .filter((r) => r.every((x) => plain.test(x)))
+          .map((r) => r.join(' '));
   };
   /** The runs of the headers' briefs, details and parameter texts found in the doc comments under `tree`. */
   function headerTextIn(tree: string): string[] {
     const header = new Set<string>();
-    for (const d of docs.values()) for (const h of d.values()) for (const t of [h.brief ?? '', h.details ?? '', ...h.params.values()]) runs(t).forEach((r) => header.add(r));
+    for (const d of docs.values())
+      for (const h of d.values()) for (const t of [h.brief ?? '', h.details ?? '', ...h.params.values()]) runs(t).forEach((r) => header.add(r));
     expect(header.size).toBeGreaterThan(1000);
     const found: string[] = [];
     for (const f of readdirSync(tree, { recursive: true }) as string[]) {
@@ -131,20 +149,22 @@ describeHeaders('cuda-ts-gen --docs on the 13.0 headers', () => {
     return found;
   }
 
-  test('the committed bindings of every release hold none of the headers\' text', () => {
+  test("the committed bindings of every release hold none of the headers' text", () => {
     expect(headerTextIn(join(ROOT, 'generated')).slice(0, 5)).toEqual([]);
   }, 120_000);
 
-  test('the same check finds the headers\' text in the --docs tree', () => {
+  test("the same check finds the headers' text in the --docs tree", () => {
     expect(headerTextIn(join(out, 'generated')).length).toBeGreaterThan(1000);
   }, 60_000);
 });
 
-describe('cuda-ts-gen --docs is for a user\'s own tree', () => {
+describe("cuda-ts-gen --docs is for a user's own tree", () => {
   test('refused for a cuda-ts checkout, and without --toolkit', () => {
     expect(parseArgs(['--docs', '--toolkit', '/x']).docs).toBe(true);
     expect(parseArgs(['--toolkit', '/x']).docs).toBe(false);
-    expect(() => run(['--docs', '--toolkit', '/nonexistent', '--out', ROOT])).toThrow(/--docs writes the headers' own documentation.*outside a cuda-ts checkout/);
+    expect(() => run(['--docs', '--toolkit', '/nonexistent', '--out', ROOT])).toThrow(
+      /--docs writes the headers' own documentation.*outside a cuda-ts checkout/,
+    );
     expect(() => run(['--docs', '--from-ir'])).toThrow(/--docs reads the headers: it needs --toolkit/);
   });
 });
@@ -156,9 +176,17 @@ describe('Doxygen markup to Markdown (synthetic comments, as clang parses them)'
     const doc = headerDocOf({
       kind: 'FullComment',
       inner: [
-        { kind: 'BlockCommandComment', name: 'brief', inner: [para(txt(' Frobs '), { kind: 'InlineCommandComment', name: 'p', renderKind: 'monospaced', args: ['n'] }, txt(' widgets @ once'))] },
+        {
+          kind: 'BlockCommandComment',
+          name: 'brief',
+          inner: [para(txt(' Frobs '), { kind: 'InlineCommandComment', name: 'p', renderKind: 'monospaced', args: ['n'] }, txt(' widgets @ once'))],
+        },
         para(txt(' Longer words, see ::cuFrob and {braces}.')),
-        { kind: 'ParamCommandComment', param: 'n', inner: [para(txt(' How '), { kind: 'InlineCommandComment', name: 'b', renderKind: 'bold', args: ['many'] }, txt('.'))] },
+        {
+          kind: 'ParamCommandComment',
+          param: 'n',
+          inner: [para(txt(' How '), { kind: 'InlineCommandComment', name: 'b', renderKind: 'bold', args: ['many'] }, txt('.'))],
+        },
         { kind: 'BlockCommandComment', name: 'return', inner: [para(txt(' ::CUDA_SUCCESS, ::CUDA_ERROR_X'))] },
         { kind: 'BlockCommandComment', name: 'sa', inner: [para(txt(' ::cuFrobAsync, ::cuUnfrob'))] },
         { kind: 'BlockCommandComment', name: 'deprecated', inner: [para(txt(' Use ::cuFrob2.'))] },

@@ -34,7 +34,16 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cuda-ts-hover-'));
   file = join(dir, 'sample.ts');
   writeFileSync(file, SAMPLE);
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')], lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'] };
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots: [join(ROOT, 'node_modules', '@types')],
+    lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
+  };
   const host: ts.LanguageServiceHost = {
     getScriptFileNames: () => [file],
     getScriptVersion: () => '1',
@@ -70,7 +79,9 @@ const params = (tags: [string, string][]) => tags.filter(([n]) => n === 'param')
 
 describe('hover text of generated functions (TypeScript language service)', () => {
   test('the sample type-checks (the hover sees the real declarations)', () => {
-    const errors = [...service.getSyntacticDiagnostics(file), ...service.getSemanticDiagnostics(file)].map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const errors = [...service.getSyntacticDiagnostics(file), ...service.getSemanticDiagnostics(file)].map((d) =>
+      ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    );
     expect(errors).toEqual([]);
   });
 
@@ -78,9 +89,15 @@ describe('hover text of generated functions (TypeScript language service)', () =
     const h = hover('driver.cuDeviceGetAttribute');
     expect(h.summary).toContain('cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)');
     // a by-value parameter says its role: the enum whose values it takes (linked), what returns one
-    expect(params(h.tags)).toEqual(['attrib in `CUdevice_attribute`: one of the {@link T.CUdevice_attribute} values.', 'dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.']);
+    expect(params(h.tags)).toEqual([
+      'attrib in `CUdevice_attribute`: one of the {@link T.CUdevice_attribute} values.',
+      'dev in `CUdevice`: a signed 32-bit integer, such as `cuDeviceGet` returns.',
+    ]);
     expect(h.tags).toContainEqual(['returns', expect.stringContaining('`pi`: out `int *`')]);
-    expect(h.tags).toContainEqual(['remarks', expect.stringMatching(/Since CUDA \d+\.\d \(cudaTypedefs\.h\).*archive\/13\.0\.0\/cuda-driver-api\/group__CUDA__DEVICE\.html/)]);
+    expect(h.tags).toContainEqual([
+      'remarks',
+      expect.stringMatching(/Since CUDA \d+\.\d \(cudaTypedefs\.h\).*archive\/13\.0\.0\/cuda-driver-api\/group__CUDA__DEVICE\.html/),
+    ]);
     expect(h.tags).toContainEqual(['see', expect.stringContaining('Device.attribute')]);
   });
 
@@ -94,7 +111,11 @@ describe('hover text of generated functions (TypeScript language service)', () =
 
   test('typed driver: a host buffer that must cover a byte count says so, also in signature help', () => {
     expect(params(hover('driver.cuMemcpyHtoD').tags)).toContainEqual(expect.stringContaining('covering `ByteCount` bytes'));
-    expect(paramHelp('driver.cuMemcpyHtoD')).toEqual({ dstDevice: 'in `CUdeviceptr`: a device address.', srcHost: expect.stringContaining('address or host buffer covering `ByteCount` bytes'), ByteCount: 'in `size_t`: size of `srcHost` in bytes.' });
+    expect(paramHelp('driver.cuMemcpyHtoD')).toEqual({
+      dstDevice: 'in `CUdeviceptr`: a device address.',
+      srcHost: expect.stringContaining('address or host buffer covering `ByteCount` bytes'),
+      ByteCount: 'in `size_t`: size of `srcHost` in bytes.',
+    });
     expect(paramHelp('driver.cuStreamSynchronize')).toEqual({ hStream: 'in `CUstream`: an opaque handle, such as `cuStreamCreate` returns.' });
   });
 

@@ -15,22 +15,63 @@ const ROOT = join(__dirname, '..', '..');
  * (StoreError, StoreTimeoutError and storeToken pass the door from there).
  */
 const SCOPE = [
-  'src/*.ts', 'src/memory/', 'src/graph/', 'src/math/', 'src/await/', 'src/distributed/communicator.ts', 'src/distributed/communicator-options.ts',
-  'src/distributed/rendezvous.ts', 'src/distributed/store.ts', 'src/distributed/store-server.ts', 'src/distributed/launcher.ts', 'src/distributed/index.ts',
+  'src/*.ts',
+  'src/memory/',
+  'src/graph/',
+  'src/math/',
+  'src/await/',
+  'src/distributed/communicator.ts',
+  'src/distributed/communicator-options.ts',
+  'src/distributed/rendezvous.ts',
+  'src/distributed/store.ts',
+  'src/distributed/store-server.ts',
+  'src/distributed/launcher.ts',
+  'src/distributed/index.ts',
 ];
 const NOT_IN_SCOPE = ['src/index.ts'];
 
 /** The classes (and launch(), pipeline(), openStore()) a user meets first: each carries an `@example`. */
 const CORE = [
-  'Device', 'Context', 'Stream', 'Event', 'DeviceBuffer', 'PinnedHostBuffer', 'ManagedBuffer', 'MemoryPool', 'Program', 'Module', 'Kernel',
-  'Linker', 'LaunchConfig', 'launch', 'Graph', 'GraphExec', 'Communicator',
-  'Blas', 'Matmul', 'FftPlan', 'RandomGenerator', 'SparseMatrix', 'Sparse', 'DenseSolver', 'Cudnn', 'pipeline', 'TcpStore', 'openStore',
+  'Device',
+  'Context',
+  'Stream',
+  'Event',
+  'DeviceBuffer',
+  'PinnedHostBuffer',
+  'ManagedBuffer',
+  'MemoryPool',
+  'Program',
+  'Module',
+  'Kernel',
+  'Linker',
+  'LaunchConfig',
+  'launch',
+  'Graph',
+  'GraphExec',
+  'Communicator',
+  'Blas',
+  'Matmul',
+  'FftPlan',
+  'RandomGenerator',
+  'SparseMatrix',
+  'Sparse',
+  'DenseSolver',
+  'Cudnn',
+  'pipeline',
+  'TcpStore',
+  'openStore',
 ];
 
 function inScope(file: string): boolean {
   const rel = relative(ROOT, file);
   if (NOT_IN_SCOPE.includes(rel)) return false;
-  return SCOPE.some((s) => (s.endsWith('/*.ts') ? rel.startsWith(s.slice(0, -4)) && !rel.slice(s.length - 4).includes('/') && rel.endsWith('.ts') : s.endsWith('/') ? rel.startsWith(s) : rel === s));
+  return SCOPE.some((s) =>
+    s.endsWith('/*.ts')
+      ? rel.startsWith(s.slice(0, -4)) && !rel.slice(s.length - 4).includes('/') && rel.endsWith('.ts')
+      : s.endsWith('/')
+        ? rel.startsWith(s)
+        : rel === s,
+  );
 }
 
 /** The options a user's file is checked under, cuda-ts/objects mapped to the sources. */
@@ -44,7 +85,7 @@ interface Callable {
 }
 
 const hidden = (node: ts.Node): boolean => {
-  const mods = ts.canHaveModifiers(node) ? ts.getModifiers(node) ?? [] : [];
+  const mods = ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : [];
   if (mods.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword)) return true;
   const name = (node as ts.NamedDeclaration).name;
   return (name !== undefined && ts.isPrivateIdentifier(name)) || ts.getJSDocTags(node).some((t) => t.tagName.text === 'internal');
@@ -78,7 +119,9 @@ function classCallables(name: string, cls: ts.ClassDeclaration): Callable[] {
 function callables(name: string, decl: ts.Node): Callable[] {
   if (ts.isClassDeclaration(decl)) return hidden(decl) ? [] : classCallables(name, decl);
   if (ts.isInterfaceDeclaration(decl)) {
-    return decl.members.filter((m): m is ts.MethodSignature => ts.isMethodSignature(m) && ts.isIdentifier(m.name) && !hidden(m)).map((m) => ({ where: `${name}#${m.name.getText()}`, node: m }));
+    return decl.members
+      .filter((m): m is ts.MethodSignature => ts.isMethodSignature(m) && ts.isIdentifier(m.name) && !hidden(m))
+      .map((m) => ({ where: `${name}#${m.name.getText()}`, node: m }));
   }
   if (ts.isFunctionDeclaration(decl)) {
     const siblings: readonly ts.Statement[] = ts.isSourceFile(decl.parent) || ts.isModuleBlock(decl.parent) ? decl.parent.statements : [];
@@ -91,7 +134,8 @@ function callables(name: string, decl: ts.Node): Callable[] {
   if (!ts.isObjectLiteralExpression(init)) return [];
   return init.properties.flatMap((p): Callable[] => {
     if (ts.isMethodDeclaration(p)) return [{ where: `${name}.${p.name.getText()}`, node: p }];
-    if (ts.isPropertyAssignment(p) && (ts.isArrowFunction(p.initializer) || ts.isFunctionExpression(p.initializer))) return [{ where: `${name}.${p.name.getText()}`, node: p.initializer }];
+    if (ts.isPropertyAssignment(p) && (ts.isArrowFunction(p.initializer) || ts.isFunctionExpression(p.initializer)))
+      return [{ where: `${name}.${p.name.getText()}`, node: p.initializer }];
     return [];
   });
 }
@@ -114,7 +158,11 @@ function undocumented(c: Callable): string[] {
 function examples(decl: ts.Node): string[] {
   const docs = ts.getJSDocCommentsAndTags(decl).filter(ts.isJSDoc);
   return docs.flatMap((d) => {
-    const lines = d.getText().replace(/^\/\*\*|\*\/$/g, '').split('\n').map((l) => l.replace(/^\s*\* ?/, ''));
+    const lines = d
+      .getText()
+      .replace(/^\/\*\*|\*\/$/g, '')
+      .split('\n')
+      .map((l) => l.replace(/^\s*\* ?/, ''));
     const out: string[] = [];
     let inExample = false;
     let fenced = false;
@@ -181,10 +229,13 @@ function checkExamples(surface: Surface): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const [key, sf] of files) {
     const source = program.getSourceFile(sf.getFilePath())!;
-    out.set(key, [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
-      const line = d.start !== undefined ? source.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
-      return `line ${line}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    }));
+    out.set(
+      key,
+      [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
+        const line = d.start !== undefined ? source.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+        return `line ${line}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      }),
+    );
   }
   return out;
 }
@@ -200,8 +251,8 @@ beforeAll(() => {
   checked = checkExamples(surface);
 }, 120_000);
 
-describe('the objects layer\'s TSDoc (cuda-ts/objects)', () => {
-  test('the walk reaches the door\'s exports and their parameters', () => {
+describe("the objects layer's TSDoc (cuda-ts/objects)", () => {
+  test("the walk reaches the door's exports and their parameters", () => {
     for (const name of CORE) expect(surface.exported).toContain(name);
     expect(surface.params).toBeGreaterThan(200);
   });
@@ -214,7 +265,7 @@ describe('the objects layer\'s TSDoc (cuda-ts/objects)', () => {
     expect(CORE.filter((name) => !surface.examples.has(name))).toEqual([]);
   });
 
-  test('every @example type-checks as a user\'s file importing cuda-ts/objects', () => {
+  test("every @example type-checks as a user's file importing cuda-ts/objects", () => {
     expect(checked.size).toBeGreaterThan(CORE.length);
     expect(checked.get(`${CONTROL} #1`)).toEqual([expect.stringContaining('TS2345'), expect.stringContaining('TS2339')]);
     const failing = Object.fromEntries([...checked].filter(([key, errors]) => key !== `${CONTROL} #1` && errors.length > 0));
@@ -222,7 +273,9 @@ describe('the objects layer\'s TSDoc (cuda-ts/objects)', () => {
   });
 
   test('every @example imports from cuda-ts/objects, as a user writes it', () => {
-    const others = [...surface.examples].filter(([, codes]) => codes.some((c) => !/from 'cuda-ts\/objects'/.test(c) || /from '\.\.?\//.test(c))).map(([n]) => n);
+    const others = [...surface.examples]
+      .filter(([, codes]) => codes.some((c) => !/from 'cuda-ts\/objects'/.test(c) || /from '\.\.?\//.test(c)))
+      .map(([n]) => n);
     expect(others).toEqual([]);
   });
 });

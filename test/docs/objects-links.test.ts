@@ -25,13 +25,19 @@ function classes(): Map<string, Member[]> {
     const source = ts.createSourceFile(f, readFileSync(join(SRC, f), 'utf8'), ts.ScriptTarget.ES2022, true);
     for (const node of source.statements) {
       if (!ts.isClassDeclaration(node) || !node.name) continue;
-      out.set(node.name.text, node.members.flatMap((m) => {
-        if (!m.name || !(ts.isIdentifier(m.name) || ts.isStringLiteral(m.name))) return [];
-        const modifiers = ts.getModifiers(m as ts.HasModifiers) ?? [];
-        const isStatic = modifiers.some((x) => x.kind === ts.SyntaxKind.StaticKeyword);
-        const hidden = modifiers.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword || x.kind === ts.SyntaxKind.ProtectedKeyword) || m.name.getText(source).startsWith('#') || ts.getJSDocTags(m).some((t) => t.tagName.text === 'internal');
-        return [{ name: m.name.text, isStatic, isPublic: !hidden, text: m.getText(source) }];
-      }));
+      out.set(
+        node.name.text,
+        node.members.flatMap((m) => {
+          if (!m.name || !(ts.isIdentifier(m.name) || ts.isStringLiteral(m.name))) return [];
+          const modifiers = ts.getModifiers(m as ts.HasModifiers) ?? [];
+          const isStatic = modifiers.some((x) => x.kind === ts.SyntaxKind.StaticKeyword);
+          const hidden =
+            modifiers.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword || x.kind === ts.SyntaxKind.ProtectedKeyword) ||
+            m.name.getText(source).startsWith('#') ||
+            ts.getJSDocTags(m).some((t) => t.tagName.text === 'internal');
+          return [{ name: m.name.text, isStatic, isPublic: !hidden, text: m.getText(source) }];
+        }),
+      );
     }
   }
   return out;

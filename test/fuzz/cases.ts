@@ -79,8 +79,22 @@ function describeParam(p: FuzzParam): string {
 type Pointee = { size: number; scalar: boolean; label: string } | undefined;
 
 const SCALARS: Record<string, number> = {
-  char: 1, 'signed char': 1, 'unsigned char': 1, short: 2, 'unsigned short': 2, int: 4, 'unsigned int': 4,
-  long: 8, 'unsigned long': 8, 'long long': 8, 'unsigned long long': 8, float: 4, double: 8, _Bool: 1, bool: 1, _Float16: 2,
+  char: 1,
+  'signed char': 1,
+  'unsigned char': 1,
+  short: 2,
+  'unsigned short': 2,
+  int: 4,
+  'unsigned int': 4,
+  long: 8,
+  'unsigned long': 8,
+  'long long': 8,
+  'unsigned long long': 8,
+  float: 4,
+  double: 8,
+  _Bool: 1,
+  bool: 1,
+  _Float16: 2,
 };
 
 function rawModel(ir: ModuleIR) {

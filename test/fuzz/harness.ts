@@ -170,7 +170,10 @@ async function pool<T>(items: T[], jobs: number, work: (item: T) => Promise<void
 
 /** What the child said last on stderr (koffi's and V8's last words before an abort), in one line. */
 function lastLine(stderr: string): string {
-  const lines = stderr.trim().split('\n').filter((l) => l.trim() && !/^Node\.js v/.test(l) && !/^\s+at /.test(l));
+  const lines = stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() && !/^Node\.js v/.test(l) && !/^\s+at /.test(l));
   return lines.length ? ` (${lines.slice(-3).join(' | ').slice(0, 300)})` : '';
 }
 
@@ -196,10 +199,22 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 
   // What the generated layers export, to check the model against (and to know the raw functions).
   const listed = await runChild(root, { mode: 'list', root, version, modules }, 120000);
-  if (listed.death || listed.outcomes.length !== 1) throw new Error(`fuzz: listing the generated modules failed: ${listed.death?.what}${lastLine(listed.death?.stderr ?? '')}`);
+  if (listed.death || listed.outcomes.length !== 1)
+    throw new Error(`fuzz: listing the generated modules failed: ${listed.death?.what}${lastLine(listed.death?.stderr ?? '')}`);
   const listing = listed.outcomes[0] as unknown as ChildListing;
 
-  const report: FuzzReport = { version, modules, sources: {}, typed: emptyCounts(), raw: emptyCounts(), support: emptyCounts(), mismatches: [], failures: [], stopped: false, seconds: 0 };
+  const report: FuzzReport = {
+    version,
+    modules,
+    sources: {},
+    typed: emptyCounts(),
+    raw: emptyCounts(),
+    support: emptyCounts(),
+    mismatches: [],
+    failures: [],
+    stopped: false,
+    seconds: 0,
+  };
   const cases: FuzzCase[] = [];
   const signatures = new Map<string, Map<string, FuzzParam[]>>();
   for (const module of modules) {
@@ -211,7 +226,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const usable = new Map<string, FuzzParam[]>();
     for (const [fn, params] of sigs.functions) {
       if (!(fn in exported)) report.mismatches.push({ module, fn, problem: 'in the model but not exported by the typed layer' });
-      else if (exported[fn] > params.length) report.mismatches.push({ module, fn, problem: `the typed function requires ${exported[fn]} arguments, the model lists ${params.length}` });
+      else if (exported[fn] > params.length)
+        report.mismatches.push({ module, fn, problem: `the typed function requires ${exported[fn]} arguments, the model lists ${params.length}` });
       else usable.set(fn, params);
     }
     for (const fn of Object.keys(exported)) {
@@ -233,7 +249,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     cases.push(...support);
   }
   for (const layer of ['typed', 'raw', 'support'] as const) report[layer].cases = cases.filter((c) => c.layer === layer).length;
-  log(`fuzz: ${cases.length} cases (${report.typed.cases} typed, ${report.raw.cases} raw, ${report.support.cases} support) in batches of ${batchSize}, ${jobs} at once`);
+  log(
+    `fuzz: ${cases.length} cases (${report.typed.cases} typed, ${report.raw.cases} raw, ${report.support.cases} support) in batches of ${batchSize}, ${jobs} at once`,
+  );
 
   let crashes = 0;
   const results = new Map<number, CaseResult>();
@@ -271,7 +289,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         const alone = await runBatch([culprit]);
         confirmed = alone.death !== null && alone.outcomes.length === 0;
       } else if (done === 0) confirmed = true; // it was the first call of a fresh child: as good as alone
-      results.set(culprit.id, { c: culprit, outcome: run.death.how === 'timeout' ? 'timeout' : 'crash', detail: `${run.death.what}${lastLine(run.death.stderr)}`, confirmed });
+      results.set(culprit.id, {
+        c: culprit,
+        outcome: run.death.how === 'timeout' ? 'timeout' : 'crash',
+        detail: `${run.death.what}${lastLine(run.death.stderr)}`,
+        confirmed,
+      });
       crashes++;
       if (crashes >= maxCrashes) report.stopped = true;
       log(`fuzz: ${run.death.how} in ${culprit.layer} ${culprit.fn}(${culprit.param} = ${culprit.value}): ${run.death.what}`);

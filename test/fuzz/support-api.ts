@@ -99,7 +99,8 @@ const isFn = (v: unknown) => typeof v === 'function';
 const isSafeUint = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isAddr = (v: unknown) => isSafeUint(v) || (typeof v === 'bigint' && v >= 0n && v < 1n << 64n);
 const isInt64 = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'bigint' && v >= -(1n << 63n) && v < 1n << 63n);
-const byteLength = (v: unknown): number | undefined => (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || v instanceof SharedArrayBuffer ? v.byteLength : undefined);
+const byteLength = (v: unknown): number | undefined =>
+  ArrayBuffer.isView(v) || v instanceof ArrayBuffer || v instanceof SharedArrayBuffer ? v.byteLength : undefined;
 const isBuf = (v: unknown) => byteLength(v) !== undefined;
 const atLeast = (n: number) => (v: unknown) => (byteLength(v) ?? -1) >= n;
 const isObj = (v: unknown) => typeof v === 'object' && v !== null;
@@ -134,35 +135,153 @@ const HELPERS: [string, HelperParam[]][] = [
   ['intError', [fnName, paramName, param('ctype', 'i32', (v) => ['i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64'].includes(v as string))]],
   ['int64Arg', [fnName, paramName, param('v', 'zero', isInt64), param('signed', 'true', isBool)]],
   ['addressArg', [fnName, paramName, param('v', 'zero', isAddr), nullable]],
-  ['pointerArg', [fnName, paramName, param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v)), nullable, param('size', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4))]],
+  [
+    'pointerArg',
+    [
+      fnName,
+      paramName,
+      param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v)),
+      nullable,
+      param('size', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4)),
+    ],
+  ],
   ['callbackArg', [fnName, paramName, param('v', 'zero', isAddr), nullable]],
   ['deviceArg', [fnName, paramName, param('v', 'zero', (v) => isAddr(v) || holdsAddress(v)), nullable]],
-  ['hostArg', [fnName, paramName, param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v)), nullable, param('bytes', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4))]],
-  ['memoryArg', [fnName, paramName, param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v) || holdsAddress(v)), nullable, param('bytes', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4))]],
+  [
+    'hostArg',
+    [
+      fnName,
+      paramName,
+      param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v)),
+      nullable,
+      param('bytes', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4)),
+    ],
+  ],
+  [
+    'memoryArg',
+    [
+      fnName,
+      paramName,
+      param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v) || holdsAddress(v)),
+      nullable,
+      param('bytes', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4)),
+    ],
+  ],
   // a float scalar in either space: its value, a host buffer of 4 bytes or more, or { ptr }
-  ['scalarArg', [fnName, paramName, param('type', 'f32', (v) => ['f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8', 'u8', 'i32', 'u32', 'i64', 'u64', 'untyped'].includes(v as string)),
-    param('space', 'either', (v) => v === 'device' || v === 'host' || v === 'either'), param('v', 'one', (v) => typeof v === 'number' || atLeast(4)(v) || holdsAddress(v)),
-    param('box', 'bytes16', (v) => v instanceof Uint8Array && v.buffer.byteLength - v.byteOffset >= 4)]],
+  [
+    'scalarArg',
+    [
+      fnName,
+      paramName,
+      param('type', 'f32', (v) => ['f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8', 'u8', 'i32', 'u32', 'i64', 'u64', 'untyped'].includes(v as string)),
+      param('space', 'either', (v) => v === 'device' || v === 'host' || v === 'either'),
+      param('v', 'one', (v) => typeof v === 'number' || atLeast(4)(v) || holdsAddress(v)),
+      param('box', 'bytes16', (v) => v instanceof Uint8Array && v.buffer.byteLength - v.byteOffset >= 4),
+    ],
+  ],
   ['halfBits', [param('x', 'one', (v) => typeof v === 'number')]],
   ['checkRecord', [fnName, paramName, recType, param('value', 'record', isTestRecord)]],
-  ['recordArg', [fnName, paramName, recType, param('value', 'record', (v) => isTestRecord(v) || atLeast(16)(v)), nullable, param('into', 'undefined', (v) => v === undefined || (v instanceof Uint8Array && v.byteLength >= 16))]],
-  ['recordArrayArg', [fnName, paramName, recType, param('value', 'records', (v) => (Array.isArray(v) && v.every(isTestRecord)) || ((ArrayBuffer.isView(v) || v instanceof ArrayBuffer) && v.byteLength % 16 === 0)), nullable]],
+  [
+    'recordArg',
+    [
+      fnName,
+      paramName,
+      recType,
+      param('value', 'record', (v) => isTestRecord(v) || atLeast(16)(v)),
+      nullable,
+      param('into', 'undefined', (v) => v === undefined || (v instanceof Uint8Array && v.byteLength >= 16)),
+    ],
+  ],
+  [
+    'recordArrayArg',
+    [
+      fnName,
+      paramName,
+      recType,
+      param(
+        'value',
+        'records',
+        (v) => (Array.isArray(v) && v.every(isTestRecord)) || ((ArrayBuffer.isView(v) || v instanceof ArrayBuffer) && v.byteLength % 16 === 0),
+      ),
+      nullable,
+    ],
+  ],
   // bytes too short for count records: count is blamed
   ['decodeRecords', [recType, param('bytes', 'bytes16', (v) => v instanceof Uint8Array), param('count', 'one', inRange(0, 1))]],
-  ['scalarArrayArg', [fnName, paramName, param('ctype', 'u8', (v) => ['address', 'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'f32', 'f64', 'bool'].includes(v as string)), param('value', 'bytes16', (v) => v instanceof Uint8Array || v instanceof Uint8ClampedArray || (Array.isArray(v) && v.every(inRange(0, 255)))), nullable]],
-  ['stringArrayArg', [fnName, paramName, param('value', 'names', (v) => v instanceof BigUint64Array || (Array.isArray(v) && v.every((s) => isStr(s) && !(s as string).includes('\0')))), nullable]],
+  [
+    'scalarArrayArg',
+    [
+      fnName,
+      paramName,
+      param('ctype', 'u8', (v) => ['address', 'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'f32', 'f64', 'bool'].includes(v as string)),
+      param('value', 'bytes16', (v) => v instanceof Uint8Array || v instanceof Uint8ClampedArray || (Array.isArray(v) && v.every(inRange(0, 255)))),
+      nullable,
+    ],
+  ],
+  [
+    'stringArrayArg',
+    [
+      fnName,
+      paramName,
+      param('value', 'names', (v) => v instanceof BigUint64Array || (Array.isArray(v) && v.every((s) => isStr(s) && !(s as string).includes('\0')))),
+      nullable,
+    ],
+  ],
   // names of another length than counts: counts is blamed (names says how many there are)
-  ['sameLength', [fnName, param('names', 'names', (v) => Array.isArray(v) && v.every(isStr)), param('counts', 'counts', (v) => Array.isArray(v) && v.length === 2 && v.every(isSafeUint)), param('present', 'present', (v) => Array.isArray(v) && v.length === 2 && v.every(isBool))]],
-  ['coversCount', [fnName, paramName, param('length', 'one', (v) => isSafeUint(v) && (v as number) >= 1), param('count', 'one', (v) => isInt64(v) && (v as number | bigint) <= 1), param('countName', 'text', isStr)]],
+  [
+    'sameLength',
+    [
+      fnName,
+      param('names', 'names', (v) => Array.isArray(v) && v.every(isStr)),
+      param('counts', 'counts', (v) => Array.isArray(v) && v.length === 2 && v.every(isSafeUint)),
+      param('present', 'present', (v) => Array.isArray(v) && v.length === 2 && v.every(isBool)),
+    ],
+  ],
+  [
+    'coversCount',
+    [
+      fnName,
+      paramName,
+      param('length', 'one', (v) => isSafeUint(v) && (v as number) >= 1),
+      param('count', 'one', (v) => isInt64(v) && (v as number | bigint) <= 1),
+      param('countName', 'text', isStr),
+    ],
+  ],
   ['allocLength', [fnName, paramName, param('n', 'one', (v) => inRange(0, 2 ** 31 - 1)(v) || (typeof v === 'bigint' && v >= 0n && v < 2n ** 31n))]],
-  ['rawCovers', [fnName, paramName, param('v', 'bytes16', (v) => v === null || isAddr(v) || (atLeast(4)(v) && [undefined, 1, 4].includes((v as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT))), param('bytes', 'four', isSafeUint), param('elemBytes', 'four', (v) => isSafeUint(v) && (v as number) >= 1)]],
+  [
+    'rawCovers',
+    [
+      fnName,
+      paramName,
+      param(
+        'v',
+        'bytes16',
+        (v) => v === null || isAddr(v) || (atLeast(4)(v) && [undefined, 1, 4].includes((v as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT)),
+      ),
+      param('bytes', 'four', isSafeUint),
+      param('elemBytes', 'four', (v) => isSafeUint(v) && (v as number) >= 1),
+    ],
+  ],
   ['addressOf', [param('buf', 'bytes16', isBuf)]],
-  ['encodeRecord', [recType, param('value', 'record', isTestRecord), param('into', 'undefined', (v) => v === undefined || (v instanceof Uint8Array && v.byteLength >= 16))]],
-  ['decodeRecord', [recType, param('from', 'bytes16', (v) => (v instanceof Uint8Array || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) && atLeast(16)(v))]],
+  [
+    'encodeRecord',
+    [recType, param('value', 'record', isTestRecord), param('into', 'undefined', (v) => v === undefined || (v instanceof Uint8Array && v.byteLength >= 16))],
+  ],
+  [
+    'decodeRecord',
+    [recType, param('from', 'bytes16', (v) => (v instanceof Uint8Array || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) && atLeast(16)(v))],
+  ],
   // an integer address of 4096 or more is taken as C's (reading it is C-exact): never sent
   ['readCString', [param('address', 'zero', (v) => v === null || v === 0 || v === 0n || (isAddr(v) && Number(v) >= 4096))]],
   ['textFrom', [param('bytes', 'bytes16', (v) => v instanceof Uint8Array)]],
-  ['lazyRecord', [param('kind', 'struct', (v) => v === 'struct' || v === 'union'), param('fields', 'fields', isFn), param('pack', 'undefined', (v) => v === undefined || isSafeUint(v))]],
+  [
+    'lazyRecord',
+    [
+      param('kind', 'struct', (v) => v === 'struct' || v === 'union'),
+      param('fields', 'fields', isFn),
+      param('pack', 'undefined', (v) => v === undefined || isSafeUint(v)),
+    ],
+  ],
   ['lazyRecords', [param('exports', 'object', isObj), param('table', 'text', isStr)]],
   ['lazyEnums', [param('exports', 'object', isObj), param('table', 'text', isStr)]],
   ['lazyFunctions', [param('exports', 'object', isObj), param('table', 'text', isStr), param('load', 'fn', isFn)]],
@@ -174,14 +293,33 @@ const HELPERS: [string, HelperParam[]][] = [
   ['oneShotCallback', [param('proto', 'proto', never), param('fn', 'fn', isFn)]],
   ['HostCallbackPendingError', [param('op', 'text', isStr)]],
   ['hostCallbacks.pending', [param('value', 'zero', (v) => isSafeUint(v))]],
-  ['CudaError', [param('module', 'text', isStr), param('func', 'text', isStr), param('code', 'one', (v) => typeof v === 'number' && Number.isSafeInteger(v)), param('name', 'text', isStr), param('description', 'undefined', (v) => v === undefined || isStr(v)), param('message', 'undefined', (v) => v === undefined || isStr(v))]],
+  [
+    'CudaError',
+    [
+      param('module', 'text', isStr),
+      param('func', 'text', isStr),
+      param('code', 'one', (v) => typeof v === 'number' && Number.isSafeInteger(v)),
+      param('name', 'text', isStr),
+      param('description', 'undefined', (v) => v === undefined || isStr(v)),
+      param('message', 'undefined', (v) => v === undefined || isStr(v)),
+    ],
+  ],
   ['CudaSymbolError', [param('module', 'text', isStr), param('func', 'text', isStr), param('detail', 'text', isStr)]],
   ['CudaLibraryError', [param('module', 'text', isStr), param('detail', 'text', isStr), param('tried', 'tried', (v) => Array.isArray(v) && v.every(isStr))]],
-  ['new Scratch', [param('slots', 'one', inRange(1, 4096)), param('slotBytes', 'undefined', (v) => v === undefined || (inRange(8, 65536)(v) && (v as number) % 8 === 0))]],
+  [
+    'new Scratch',
+    [param('slots', 'one', inRange(1, 4096)), param('slotBytes', 'undefined', (v) => v === undefined || (inRange(8, 65536)(v) && (v as number) % 8 === 0))],
+  ],
   ['Scratch.slot', [param('i', 'zero', inRange(0, 1))]],
   ['Scratch.address', [param('i', 'zero', inRange(0, 1))]],
   ['Scratch.size', [param('i', 'zero', inRange(0, 1))]],
-  ['registerHandle', [param('tag', 'tag', (v) => isStr(v) && /^\w+$/.test(v as string)), param('handle', 'handle', (v) => isAddr(v) && Number(v) > 0 && Number(v) <= Number.MAX_SAFE_INTEGER)]],
+  [
+    'registerHandle',
+    [
+      param('tag', 'tag', (v) => isStr(v) && /^\w+$/.test(v as string)),
+      param('handle', 'handle', (v) => isAddr(v) && Number(v) > 0 && Number(v) <= Number.MAX_SAFE_INTEGER),
+    ],
+  ],
   ['checkHandles', [param('binder', 'binderLike', (v) => isObj(v) && isFn((v as { native?: unknown }).native)), param('table', 'text', isStr)]],
   ['recordFactsOf', [param('helper', 'recordFactsOf', isStr), param('type', 'recordType', never)]],
 ];

@@ -26,7 +26,7 @@ export const BAD_VALUES = {
   null: () => null,
   undefined: () => undefined,
   true: () => true,
-  'function': () => () => 0,
+  function: () => () => 0,
   'Uint8Array(1)': () => new Uint8Array(1),
   /** An object holding a device address (a DeviceBuffer's shape): refused where host memory is needed. */
   '{ptr:4096}': () => ({ ptr: 4096 }),
@@ -88,7 +88,10 @@ export function neutralCandidates(p: FuzzParam): ArgSpec[] {
     case 'array':
       return [{ n: 'jsarray' }, { n: 'typed', ctor: 'Uint8Array', length: 0 }];
     case 'buffer':
-      return [{ n: 'bytes', size: 16 }, { n: 'bytes', size: 4096 }];
+      return [
+        { n: 'bytes', size: 16 },
+        { n: 'bytes', size: 4096 },
+      ];
     case 'pointer':
       return p.nullable ? [{ n: 'null' }, { n: 'bytes', size: 64 }, { n: 'zero' }] : [{ n: 'bytes', size: 64 }, { n: 'zero' }];
     case 'callback':

@@ -39,5 +39,7 @@ test('$CLANG older than 19 is refused, naming it and its version, never replaced
 });
 
 test('no clang at all: says what was tried and what to install', () => {
-  expect(() => findClang({ CLANG: join(dir, 'absent') })).toThrow(`clang not found (tried ${join(dir, 'absent')}): install clang 19 or newer, e.g. \`apt-get install clang-19\``);
+  expect(() => findClang({ CLANG: join(dir, 'absent') })).toThrow(
+    `clang not found (tried ${join(dir, 'absent')}): install clang 19 or newer, e.g. \`apt-get install clang-19\``,
+  );
 });

@@ -35,7 +35,9 @@ describe('pip wheel layouts (synthetic toolkit)', () => {
     const log: string[] = [];
     expect(run(['--toolkit', site, '--out', out, '--modules', 'driver,nvrtc'], (s) => log.push(s))).toBe(0);
     expect(log[0]).toMatch(new RegExp(`^CUDA ${SYNTHETIC_RELEASE.replace('.', '\\.')}: pip layout under `));
-    expect(log.filter((l) => l.startsWith('warning:'))).toEqual(['warning: driver: cudaProfiler.h not found (pip wheels do not ship it): its functions are left out']);
+    expect(log.filter((l) => l.startsWith('warning:'))).toEqual([
+      'warning: driver: cudaProfiler.h not found (pip wheels do not ship it): its functions are left out',
+    ]);
     const driver = readIR(out, SYNTHETIC_RELEASE, 'driver');
     expect(driver.functions.some((f) => f.name === 'cuProfilerStart')).toBe(false);
     expect(driver.functions.some((f) => f.name === 'cuMemAlloc')).toBe(true);
@@ -61,7 +63,7 @@ describe('pip wheel layouts (synthetic toolkit)', () => {
 describe('an --out tree outside the repository', () => {
   const version = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version as string;
 
-  test('its package.json names the support package at the generator\'s version, as a peer of the project around it', () => {
+  test("its package.json names the support package at the generator's version, as a peer of the project around it", () => {
     const toolkit = writeSyntheticToolkit(join(work, 'synthetic-scaffold'));
     const out = join(work, 'scaffold-out');
     const log: string[] = [];
@@ -83,7 +85,7 @@ describe('an --out tree outside the repository', () => {
     expect(() => generatorPackage(join(work, 'synthetic-scaffold'))).toThrow(/no package\.json of cuda-ts or @cuda-ts\/gen above/);
   });
 
-  test('the run\'s last line says which support package the tree uses, and warns of a copy of its own', () => {
+  test("the run's last line says which support package the tree uses, and warns of a copy of its own", () => {
     const project = join(work, 'project');
     const support = join(project, 'node_modules', '@cuda-ts', 'runtime-support');
     mkdirSync(support, { recursive: true });
@@ -94,7 +96,9 @@ describe('an --out tree outside the repository', () => {
     const own = join(tree, 'node_modules', '@cuda-ts', 'runtime-support');
     mkdirSync(own, { recursive: true });
     writeFileSync(join(own, 'package.json'), JSON.stringify({ name: '@cuda-ts/runtime-support', version }));
-    expect(supportResolution(tree)).toMatch(/^warning: .*cuda-bindings has its own copy of @cuda-ts\/runtime-support .* not instanceof the project's CudaError; remove .*cuda-bindings\/node_modules$/);
+    expect(supportResolution(tree)).toMatch(
+      /^warning: .*cuda-bindings has its own copy of @cuda-ts\/runtime-support .* not instanceof the project's CudaError; remove .*cuda-bindings\/node_modules$/,
+    );
   });
 });
 
@@ -161,7 +165,9 @@ describe('honest errors', () => {
   });
 
   test('a missing toolkit says what it expected', () => {
-    expect(() => run(['--toolkit', join(work, 'nope')], () => undefined)).toThrow(/toolkit not found: .*nope\/include does not exist \(give a CUDA toolkit, or a pip site-packages/);
+    expect(() => run(['--toolkit', join(work, 'nope')], () => undefined)).toThrow(
+      /toolkit not found: .*nope\/include does not exist \(give a CUDA toolkit, or a pip site-packages/,
+    );
   });
 
   test('corrupt IR: file named, one line', () => {
@@ -205,7 +211,19 @@ describe('honest errors', () => {
   test('--help documents every option', () => {
     const log: string[] = [];
     expect(run(['--help'], (s) => log.push(s))).toBe(0);
-    for (const opt of ['--toolkit', '--out', '--modules', '--include', '--jobs', '--check', '--from-ir', '--list', '--help', '@cuda-ts/runtime-support', 'site-packages']) {
+    for (const opt of [
+      '--toolkit',
+      '--out',
+      '--modules',
+      '--include',
+      '--jobs',
+      '--check',
+      '--from-ir',
+      '--list',
+      '--help',
+      '@cuda-ts/runtime-support',
+      'site-packages',
+    ]) {
       expect(log.join('\n')).toContain(opt);
     }
   });
@@ -213,7 +231,9 @@ describe('honest errors', () => {
   test('--list shows the library names per release', () => {
     const log: string[] = [];
     run(['--list'], (s) => log.push(s));
-    expect(log.find((l) => l.startsWith('runtime '))).toMatch(/11\.8: libcudart\.so\.11\.0; 12\.5: libcudart\.so\.12; 12\.6: libcudart\.so\.12; 13\.0: libcudart\.so\.13/);
+    expect(log.find((l) => l.startsWith('runtime '))).toMatch(
+      /11\.8: libcudart\.so\.11\.0; 12\.5: libcudart\.so\.12; 12\.6: libcudart\.so\.12; 13\.0: libcudart\.so\.13/,
+    );
     expect(log.find((l) => l.startsWith('nvjitlink '))).toMatch(/11\.8: —/);
   });
 });

@@ -11,7 +11,14 @@ import type { ModuleIR } from '../../generator/ir/schema';
 import { readIR } from '../../generator/ir/store';
 import { supportSpecifier } from '../../generator/support-path';
 import { FUTURE, FUTURE_BINDING_LINE, makeFutureToolkit } from './future-release-fixture';
-import { NVIDIA_HEADERS_13_0, SYNTHETIC_DRIVER_FUNCTIONS, SYNTHETIC_NEW_FUNCTION, SYNTHETIC_RELEASE, describeWithNvidiaHeaders, writeSyntheticToolkit } from './synthetic-toolkit';
+import {
+  NVIDIA_HEADERS_13_0,
+  SYNTHETIC_DRIVER_FUNCTIONS,
+  SYNTHETIC_NEW_FUNCTION,
+  SYNTHETIC_RELEASE,
+  describeWithNvidiaHeaders,
+  writeSyntheticToolkit,
+} from './synthetic-toolkit';
 
 const repo = join(__dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'cuda-ts-future-'));
@@ -50,12 +57,18 @@ describe('a future release from the synthetic toolkit (any clone)', () => {
     expect(status).toBe(0);
     expect(log[0]).toBe(`CUDA ${SYNTHETIC_RELEASE}: headers in ${join(toolkit, 'include')}`);
     expect(log.filter((l) => /^13\.5 (driver|nvrtc) +\d+ functions, \d+ types \(\d+ ms\)$/.test(l))).toHaveLength(2);
-    expect(readIR(out, SYNTHETIC_RELEASE, 'driver').functions.map((f) => f.name).sort()).toEqual([...SYNTHETIC_DRIVER_FUNCTIONS].sort());
+    expect(
+      readIR(out, SYNTHETIC_RELEASE, 'driver')
+        .functions.map((f) => f.name)
+        .sort(),
+    ).toEqual([...SYNTHETIC_DRIVER_FUNCTIONS].sort());
     expect(readFileSync(join(out, 'headers', '13.5', 'driver.json'), 'utf8')).not.toContain(work);
   });
 
   test('the new function is asked of cuGetProcAddress at its version and annotated since the new release', () => {
-    const line = readFileSync(join(out, 'generated', '13.5', 'driver', 'binding.ts'), 'utf8').split('\n').find((l) => l.startsWith(`${SYNTHETIC_NEW_FUNCTION}|`));
+    const line = readFileSync(join(out, 'generated', '13.5', 'driver', 'binding.ts'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${SYNTHETIC_NEW_FUNCTION}|`));
     expect(line?.split('|').slice(5)).toEqual(['13.5', `${SYNTHETIC_NEW_FUNCTION}:13050`]);
   });
 
@@ -66,7 +79,7 @@ describe('a future release from the synthetic toolkit (any clone)', () => {
   });
 });
 
-describeWithNvidiaHeaders('a future release made from NVIDIA\'s 13.0 headers', () => {
+describeWithNvidiaHeaders("a future release made from NVIDIA's 13.0 headers", () => {
   const toolkit = join(work, ODD);
   const out = join(work, 'out');
   const log: string[] = [];
@@ -85,9 +98,10 @@ describeWithNvidiaHeaders('a future release made from NVIDIA\'s 13.0 headers', (
     expect(log.join('\n')).toMatch(/^CUDA 13\.5: headers in .*cuda 13\.5 \(future\), \[x\] \*\/include$/m);
     expect(log.some((l) => /^13\.5 driver +\d+ functions, \d+ types \(\d+ ms\)$/.test(l))).toBe(true);
     expect(log.some((l) => /^13\.5 runtime +\d+ functions/.test(l))).toBe(true);
-    for (const m of ['driver', 'runtime']) for (const f of ['types.ts', 'binding.ts', 'raw.ts', 'index.ts']) {
-      expect(existsSync(join(out, 'generated', '13.5', m, f))).toBe(true);
-    }
+    for (const m of ['driver', 'runtime'])
+      for (const f of ['types.ts', 'binding.ts', 'raw.ts', 'index.ts']) {
+        expect(existsSync(join(out, 'generated', '13.5', m, f))).toBe(true);
+      }
   });
 
   test('the new function is asked of cuGetProcAddress at 13050 and annotated since 13.5', () => {
@@ -105,14 +119,23 @@ describeWithNvidiaHeaders('a future release made from NVIDIA\'s 13.0 headers', (
     // a function of 13.0 keeps the annotation the stored 13.0 output gives it (the fixed release list)
     const stored = readFileSync(join(repo, 'generated', '13.0', 'driver', 'binding.ts'), 'utf8');
     const storedSync = stored.split('\n').find((l) => l.startsWith('cuCtxSynchronize_v2|'))!;
-    expect(binding.split('\n').find((l) => l.startsWith('cuCtxSynchronize_v2|'))!.split('|')[5]).toBe(storedSync.split('|')[5]);
+    expect(
+      binding
+        .split('\n')
+        .find((l) => l.startsWith('cuCtxSynchronize_v2|'))!
+        .split('|')[5],
+    ).toBe(storedSync.split('|')[5]);
     expect(storedSync.split('|')[5]).toBe('13.0');
     // the raw layer's implementations live in its chunk files (raw-layer/<family>.ts); raw.ts declares them
     const rawDir = join(out, 'generated', '13.5', 'driver', 'raw-layer');
-    expect(readFileSync(join(out, 'generated', '13.5', 'driver', 'raw.ts'), 'utf8')).toMatch(new RegExp(`export declare const ${FUTURE.fn}: typeof \\w+\\.${FUTURE.fn};`));
-    expect(readdirSync(rawDir).map((f) => readFileSync(join(rawDir, f), 'utf8')).join('\n')).toMatch(
-      new RegExp(`export function ${FUTURE.fn}\\(dptr: T\\.CUdeviceptr, bytes: [^,]+, flags: number\\)`),
+    expect(readFileSync(join(out, 'generated', '13.5', 'driver', 'raw.ts'), 'utf8')).toMatch(
+      new RegExp(`export declare const ${FUTURE.fn}: typeof \\w+\\.${FUTURE.fn};`),
     );
+    expect(
+      readdirSync(rawDir)
+        .map((f) => readFileSync(join(rawDir, f), 'utf8'))
+        .join('\n'),
+    ).toMatch(new RegExp(`export function ${FUTURE.fn}\\(dptr: T\\.CUdeviceptr, bytes: [^,]+, flags: number\\)`));
   });
 
   test('the new enum member and the new record field', () => {

@@ -24,7 +24,13 @@ const spec: ModuleSpec = {
   sonames: { '13': ['libsample.so.1'] },
   env: 'CUDA_TS_SAMPLE_LIBRARY',
   resolve: 'symbol',
-  status: { type: 'smpStatus', success: 'SMP_SUCCESS', errorClass: 'SampleError', describe: { fn: 'smpStatusString', style: 'return' }, answers: { smpQuery: ['SMP_ERROR_NOT_READY'] } },
+  status: {
+    type: 'smpStatus',
+    success: 'SMP_SUCCESS',
+    errorClass: 'SampleError',
+    describe: { fn: 'smpStatusString', style: 'return' },
+    answers: { smpQuery: ['SMP_ERROR_NOT_READY'] },
+  },
   devicePointers: ['smpDevicePtr'],
 };
 
@@ -39,8 +45,19 @@ const record = (name: string) => ir.records.find((r) => r.name === name)!;
 describe('parse: functions', () => {
   test('every exported declaration, no inline helpers', () => {
     expect(ir.functions.map((f) => f.name)).toEqual([
-      'smpAddNodes', 'smpCopy', 'smpCreate', 'smpDescribe', 'smpGetCallback', 'smpGetCount', 'smpGetInfo', 'smpInit', 'smpName',
-      'smpQuery', 'smpRunWithFlags', 'smpSetCallback', 'smpStatusString',
+      'smpAddNodes',
+      'smpCopy',
+      'smpCreate',
+      'smpDescribe',
+      'smpGetCallback',
+      'smpGetCount',
+      'smpGetInfo',
+      'smpInit',
+      'smpName',
+      'smpQuery',
+      'smpRunWithFlags',
+      'smpSetCallback',
+      'smpStatusString',
     ]);
   });
   test('versioned symbols get their user-facing names; other macro aliases are kept', () => {
@@ -143,7 +160,10 @@ describe('emit', () => {
     // the entry declares every function; the implementations live in the chunk files (typed/<family>.ts)
     const files = emitModule(ir, spec);
     expect(files.get('index.ts')!).toMatch(/export declare const smpGetCount: typeof \w+\.smpGetCount;/);
-    const index = [...files].filter(([name]) => name.startsWith('typed/')).map(([, text]) => text).join('\n');
+    const index = [...files]
+      .filter(([name]) => name.startsWith('typed/'))
+      .map(([, text]) => text)
+      .join('\n');
     expect(index).toMatch(/export function smpGetCount\(\): number \{/);
     expect(index).toMatch(/export function smpGetInfo\(\): \{ free: number; total: number \}/);
     expect(index).toMatch(/export function smpCreate\(flags: number\): T\.smpStream/);

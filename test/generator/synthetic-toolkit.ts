@@ -11,7 +11,17 @@ import { join } from 'node:path';
 export const SYNTHETIC_RELEASE = '13.5';
 
 /** The functions the synthetic driver declares, as the IR names them (macro-renamed ones by their C name). */
-export const SYNTHETIC_DRIVER_FUNCTIONS = ['cuInit', 'cuDriverGetVersion', 'cuGetErrorString', 'cuDeviceGet', 'cuDeviceGetCount', 'cuMemAlloc', 'cuMemFree', 'cuSyntheticHint', 'cuProfilerStart'] as const;
+export const SYNTHETIC_DRIVER_FUNCTIONS = [
+  'cuInit',
+  'cuDriverGetVersion',
+  'cuGetErrorString',
+  'cuDeviceGet',
+  'cuDeviceGetCount',
+  'cuMemAlloc',
+  'cuMemFree',
+  'cuSyntheticHint',
+  'cuProfilerStart',
+] as const;
 
 /** The function only a release newer than any stored declares (asked of cuGetProcAddress at its version). */
 export const SYNTHETIC_NEW_FUNCTION = 'cuSyntheticHint';

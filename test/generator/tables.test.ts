@@ -11,7 +11,15 @@ const literal = (lines: string[]) => `\n${lines.join('\n')}\n`;
 test('binding table: each entry reads back by name; a name not in the table reads as undefined', () => {
   const entries: BindingEntry[] = [
     { name: 'cuMemAlloc', symbol: 'cuMemAlloc_v2', result: 'int', params: ['void *', 'size_t'], proc: ['cuMemAlloc', 3020] },
-    { name: 'cuMemcpyAsync', symbol: 'cuMemcpyAsync', ptdsSymbol: 'cuMemcpyAsync_ptsz', result: 'int', params: ['uint64_t', 'uint64_t', 'size_t', 'void *'], since: '12.6', proc: ['cuMemcpyAsync', 4000, 7000] },
+    {
+      name: 'cuMemcpyAsync',
+      symbol: 'cuMemcpyAsync',
+      ptdsSymbol: 'cuMemcpyAsync_ptsz',
+      result: 'int',
+      params: ['uint64_t', 'uint64_t', 'size_t', 'void *'],
+      since: '12.6',
+      proc: ['cuMemcpyAsync', 4000, 7000],
+    },
     { name: 'cuDriverGetVersion', symbol: 'cuDriverGetVersion', result: 'int', params: ['void *'] },
     { name: 'cuLaunchKernelEx', symbol: 'cuLaunchKernelEx', result: 'int', params: ['@CUlaunchConfig_st', 'void *'] },
     { name: 'cuInit0', symbol: 'cuInit0', result: 'void', params: [] },
@@ -28,8 +36,22 @@ test('binding table: each entry reads back by name; a name not in the table read
 
 test('chunk table: chunks, members, aliases and parameter counts read back', () => {
   const chunks: ChunkEntry[] = [
-    { chunk: 'Mem', members: [{ name: 'cuMemAlloc', target: 'cuMemAlloc', params: 2 }, { name: 'cuMemAlloc_v2', target: 'cuMemAlloc', params: 2 }, { name: 'cuMemFree', target: 'cuMemFree', params: 1 }] },
-    { chunk: 'Ctx_Device', members: [{ name: 'cuCtxGetCurrent', target: 'cuCtxGetCurrent', params: 1 }, { name: 'cuLaunchKernel', target: 'cuLaunchKernel', params: 11 }, { name: 'cuInit', target: 'cuInit', params: 0 }] },
+    {
+      chunk: 'Mem',
+      members: [
+        { name: 'cuMemAlloc', target: 'cuMemAlloc', params: 2 },
+        { name: 'cuMemAlloc_v2', target: 'cuMemAlloc', params: 2 },
+        { name: 'cuMemFree', target: 'cuMemFree', params: 1 },
+      ],
+    },
+    {
+      chunk: 'Ctx_Device',
+      members: [
+        { name: 'cuCtxGetCurrent', target: 'cuCtxGetCurrent', params: 1 },
+        { name: 'cuLaunchKernel', target: 'cuLaunchKernel', params: 11 },
+        { name: 'cuInit', target: 'cuInit', params: 0 },
+      ],
+    },
   ];
   const lines = writeChunkTable(chunks);
   expect(lines[0]).toBe('Mem|cuMemAlloc/2 cuMemAlloc_v2=cuMemAlloc/2 cuMemFree/1');
@@ -43,14 +65,34 @@ test('chunk table: chunks, members, aliases and parameter counts read back', () 
 
 test('enum table: members (bigints beyond 2^53), aliases and empty enums read back; the enum object maps both ways', () => {
   const entries: EnumEntry[] = [
-    { name: 'E', members: [{ name: 'A', value: 0 }, { name: 'B', value: 1 }, { name: 'C', value: -1 }, { name: 'BIG', value: 18446744073709551615n }] },
+    {
+      name: 'E',
+      members: [
+        { name: 'A', value: 0 },
+        { name: 'B', value: 1 },
+        { name: 'C', value: -1 },
+        { name: 'BIG', value: 18446744073709551615n },
+      ],
+    },
     { name: 'E_enum', alias: 'E' },
     { name: 'Empty', members: [] },
   ];
   const lines = writeEnumTable(entries);
   expect(lines).toEqual(['E|A=0 B=1 C=-1 BIG=18446744073709551615n', 'E_enum=E', 'Empty|']);
   // the IR's decimal strings write the same table
-  expect(writeEnumTable([{ name: 'E', members: [{ name: 'A', value: '0' }, { name: 'B', value: '1' }, { name: 'C', value: '-1' }, { name: 'BIG', value: '18446744073709551615' }] }])[0]).toBe(lines[0]);
+  expect(
+    writeEnumTable([
+      {
+        name: 'E',
+        members: [
+          { name: 'A', value: '0' },
+          { name: 'B', value: '1' },
+          { name: 'C', value: '-1' },
+          { name: 'BIG', value: '18446744073709551615' },
+        ],
+      },
+    ])[0],
+  ).toBe(lines[0]);
   const table = literal(lines);
   expect(readEnumTable(table)).toEqual(entries);
   const objects: Record<string, unknown> = {};
@@ -62,7 +104,14 @@ test('enum table: members (bigints beyond 2^53), aliases and empty enums read ba
 
 test('records table: scalars, records, nested arrays, strings, alignment and unions read back', () => {
   const records: RecordEntry[] = [
-    { name: 'P', kind: 'struct', fields: [{ name: 'x', type: 'int32_t' }, { name: 'y', type: 'int32_t', align: 4 }] },
+    {
+      name: 'P',
+      kind: 'struct',
+      fields: [
+        { name: 'x', type: 'int32_t' },
+        { name: 'y', type: 'int32_t', align: 4 },
+      ],
+    },
     {
       name: 'Q',
       kind: 'union',

@@ -36,8 +36,14 @@ describeGpu('awaited waits (the waiter)', () => {
   const nothingLeft = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     const st = waiterStats();
-    expect({ pending: st.pending, parked: st.parked, spinning: st.spinning, timers: st.timers, armed: st.armed, windowTimers: st.windowTimers })
-      .toEqual({ pending: 0, parked: 0, spinning: 0, timers: false, armed: false, windowTimers: 0 });
+    expect({ pending: st.pending, parked: st.parked, spinning: st.spinning, timers: st.timers, armed: st.armed, windowTimers: st.windowTimers }).toEqual({
+      pending: 0,
+      parked: 0,
+      spinning: 0,
+      timers: false,
+      armed: false,
+      windowTimers: 0,
+    });
     expect(markerStats().helpersOut).toBe(0);
   };
 
@@ -107,7 +113,10 @@ describeGpu('awaited waits (the waiter)', () => {
       const aborted = s.synchronized({ signal: ac.signal });
       const timedOut = s.synchronized({ timeoutMs: 20 });
       setTimeout(() => ac.abort(new Error('not needed')), 10);
-      await expect(aborted).rejects.toMatchObject({ name: 'AbortError', message: expect.stringMatching(/^Stream.synchronized: the wait was aborted \(not needed\)/) });
+      await expect(aborted).rejects.toMatchObject({
+        name: 'AbortError',
+        message: expect.stringMatching(/^Stream.synchronized: the wait was aborted \(not needed\)/),
+      });
       await expect(timedOut).rejects.toThrow('Stream.synchronized: timed out after 20 ms');
       await nothingLeft();
       await s.synchronized(); // the kernel is still there; a new wait parks afresh
@@ -133,7 +142,9 @@ describeGpu('awaited waits (the waiter)', () => {
       const cpu = process.cpuUsage(cpu0);
       expect(Array.from({ length: 64 }, (_, i) => flag(i))).toEqual(Array.from({ length: 64 }, (_, i) => 100 + i)); // every kernel wrote
       expect(wall).toBeLessThan(200);
-      process.stdout.write(`1000 awaits / 64 streams: ${wall.toFixed(1)} ms, CPU ${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(1)}% of a core, ${waiterStats().parks} parks so far\n`);
+      process.stdout.write(
+        `1000 awaits / 64 streams: ${wall.toFixed(1)} ms, CPU ${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(1)}% of a core, ${waiterStats().parks} parks so far\n`,
+      );
       events.forEach((e) => e.close());
       await nothingLeft();
     } finally {

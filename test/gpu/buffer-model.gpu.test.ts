@@ -21,7 +21,9 @@ describeGpu('buffer model (objects layer, device 0)', () => {
     if (r.mismatch !== undefined) {
       const m = r.mismatch;
       const small = shrink(exec, m.sizes, m.ops.slice(0, m.mismatch.index + 1), mode, 100);
-      throw new Error(`operation ${m.mismatch.index} of batch seed ${m.seed}: ${m.mismatch.message}\nshrunk (${small.ops.length} ops, slot sizes ${m.sizes.join(', ')}):\n${small.ops.map((o) => JSON.stringify(o)).join('\n')}`);
+      throw new Error(
+        `operation ${m.mismatch.index} of batch seed ${m.seed}: ${m.mismatch.message}\nshrunk (${small.ops.length} ops, slot sizes ${m.sizes.join(', ')}):\n${small.ops.map((o) => JSON.stringify(o)).join('\n')}`,
+      );
     }
     expect(r.ops).toBe(COUNT);
   });

@@ -52,8 +52,7 @@ console.log(JSON.stringify({ raw: [status, rawValue], typed, objects: d.multipro
   backends: [raw.binder.backendOf('cuDeviceGetAttribute'), raw.binder.backendOf('cuCtxGetCurrent')] }));
 `;
 
-
-describeGpu('raw, typed and objects through each runtime\'s own FFI (real driver)', () => {
+describeGpu("raw, typed and objects through each runtime's own FFI (real driver)", () => {
   let dir = '';
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'cuda-ts-call-overhead-'));

@@ -31,10 +31,21 @@ function describeWith(n: number, name: string, fn: () => void): void {
   else describe(name, fn);
 }
 
-interface Result { code: number | null; signal: string | null; lines: Record<string, unknown>[]; stderr: string; ms: number }
+interface Result {
+  code: number | null;
+  signal: string | null;
+  lines: Record<string, unknown>[];
+  stderr: string;
+  ms: number;
+}
 
 /** Runs `node args` with `env`; kills it (and fails) after `limitMs`; parses JSON lines of stdout. */
-function run(args: string[], env: NodeJS.ProcessEnv, limitMs: number, stdin?: (write: (s: string) => void, line: Record<string, unknown>) => void): Promise<Result> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  limitMs: number,
+  stdin?: (write: (s: string) => void, line: Record<string, unknown>) => void,
+): Promise<Result> {
   const t0 = Date.now();
   return new Promise((done, fail) => {
     const p = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NCCL_NVLS_ENABLE: '0', ...env }, detached: true });
@@ -71,14 +82,18 @@ function run(args: string[], env: NodeJS.ProcessEnv, limitMs: number, stdin?: (w
 
 describeWith(2, 'rendezvous: two processes, one GPU each, through cuda-ts-run', () => {
   const ranks = 2;
-  for (const [mode, env] of [['default transports', {}], ['network transport over loopback', NETWORK_ONLY]] as const) {
+  for (const [mode, env] of [
+    ['default transports', {}],
+    ['network transport over loopback', NETWORK_ONLY],
+  ] as const) {
     test(`all-reduce is correct (${mode})`, async () => {
       const r = await run([RUN, '--nproc-per-node', String(ranks), ...rankScript(RANK), 'allreduce'], env, 180_000);
       if (r.code !== 0) console.log(`${JSON.stringify(r.lines).slice(-3000)}\n${r.stderr.slice(-4000)}`);
       expect(r.code).toBe(0);
       const rows = r.lines.filter((l) => 'bad' in l).sort((a, b) => (a.rank as number) - (b.rank as number));
       expect(rows.map((l) => [l.rank, l.size, l.device, l.bad, l.first, l.nonBlocking])).toEqual(
-        Array.from({ length: ranks }, (_, i) => [i, ranks, i, 0, (ranks * (ranks + 1)) / 2, true]));
+        Array.from({ length: ranks }, (_, i) => [i, ranks, i, 0, (ranks * (ranks + 1)) / 2, true]),
+      );
       console.log(`rendezvous ${mode}: ${ranks} ranks met in ${rows.map((l) => l.meetMs).join(' / ')} ms, 0 wrong elements`);
     });
   }
@@ -99,12 +114,15 @@ describeWith(2, 'rendezvous: two processes, one GPU each, through cuda-ts-run', 
 });
 
 describeGpu('GPU memory between processes (IPC)', () => {
-  test('producer process → consumer process: pool IPC (descriptor passed over the exporter\'s Unix socket), legacy IPC, IPC event; every element checked', async () => {
+  test("producer process → consumer process: pool IPC (descriptor passed over the exporter's Unix socket), legacy IPC, IPC event; every element checked", async () => {
     let consumer: Promise<Result> | undefined;
     const producer = await run([TS_RUNNER, IPC, 'producer'], {}, 120_000, (write, line) => {
       if (!line.handles) return;
       consumer = run([TS_RUNNER, IPC, 'consumer', JSON.stringify(line.handles)], {}, 60_000);
-      void consumer.then(() => write('done\n'), () => write('done\n'));
+      void consumer.then(
+        () => write('done\n'),
+        () => write('done\n'),
+      );
     });
     const c = await consumer!.catch((e: Error) => {
       console.log(`consumer: ${e.message}\nproducer stderr: ${producer.stderr.slice(-2000)}`);

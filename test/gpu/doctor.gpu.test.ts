@@ -16,7 +16,12 @@ describeGpu('cuda-ts doctor on a GPU machine', () => {
     expect(json.status).toBe(0);
     const report = JSON.parse(json.stdout) as DoctorReport;
     expect(report.usable).toBe(true);
-    expect(report.driver).toMatchObject({ found: true, initStatus: 0, version: expect.stringMatching(/^\d{3}\.\d+/), cudaVersion: expect.stringMatching(/^\d+\.\d+$/) });
+    expect(report.driver).toMatchObject({
+      found: true,
+      initStatus: 0,
+      version: expect.stringMatching(/^\d{3}\.\d+/),
+      cudaVersion: expect.stringMatching(/^\d+\.\d+$/),
+    });
     expect(report.gpus.length).toBeGreaterThan(0);
     for (const gpu of report.gpus) {
       expect(gpu).toMatchObject({ name: expect.any(String), computeCapability: expect.stringMatching(/^\d+\.\d+$/), memoryBytes: expect.any(Number) });

@@ -24,6 +24,9 @@ describeGpu('bad-input fuzz on the GPU: 13.0 driver + runtime, crash-isolated', 
   });
 
   test('0 bad values reaching the driver, every error names the function and the parameter', () => {
-    expect({ typed: report.typed.reachedC + report.typed.unnamed + report.typed.misattributed, raw: report.raw.reachedC + report.raw.unnamed + report.raw.misattributed }).toEqual({ typed: 0, raw: 0 });
+    expect({
+      typed: report.typed.reachedC + report.typed.unnamed + report.typed.misattributed,
+      raw: report.raw.reachedC + report.raw.unnamed + report.raw.misattributed,
+    }).toEqual({ typed: 0, raw: 0 });
   });
 });

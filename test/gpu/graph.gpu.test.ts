@@ -4,7 +4,19 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  Context, Device, DeviceBuffer, Event, Graph, GreenContext, HostCallbackPendingError, LaunchConfig, PinnedHostBuffer, Program, SmResource, Stream, launch,
+  Context,
+  Device,
+  DeviceBuffer,
+  Event,
+  Graph,
+  GreenContext,
+  HostCallbackPendingError,
+  LaunchConfig,
+  PinnedHostBuffer,
+  Program,
+  SmResource,
+  Stream,
+  launch,
   type Module,
 } from '../../src';
 import { compileForSuite, describeGpu } from './gpu-env';
@@ -225,7 +237,14 @@ describeGpu('graphs, launch attributes, device, kernels, events, green contexts'
     const { greatestPriority } = Stream.priorityRange();
     for (let r = 0; r < 20; r++) {
       launch(stream, cfg, primary, a, n);
-      launch(stream, { grid: cfg.gx, block: cfg.bx, programmaticDependentLaunch: true, priority: greatestPriority, memSyncDomain: 'remote' }, secondary, a, b, n);
+      launch(
+        stream,
+        { grid: cfg.gx, block: cfg.bx, programmaticDependentLaunch: true, priority: greatestPriority, memSyncDomain: 'remote' },
+        secondary,
+        a,
+        b,
+        n,
+      );
     }
     await stream.synchronized();
     const out = b.toArray(Float32Array);

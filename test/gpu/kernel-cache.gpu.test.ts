@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { describeGpu } from './gpu-env';
 
 const ROOT = join(__dirname, '..', '..');
-const SOURCE = 'extern "C" __global__ void fill(int *out, int value, unsigned n) { unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = value + (int)i; }';
+const SOURCE =
+  'extern "C" __global__ void fill(int *out, int value, unsigned n) { unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = value + (int)i; }';
 
 /** One child process (test/gpu/fixtures/kernel-cache-child.ts): compiles, links, launches and prints what came from the cache and the result. */
 const CHILD = join(ROOT, 'test', 'gpu', 'fixtures', 'kernel-cache-child.ts');
@@ -60,6 +61,11 @@ describeGpu('kernel cache (NVRTC and nvJitLink) across processes', () => {
     expect(runChild({ CUDA_TS_CACHE_DIR: cache, CUDA_TS_CACHE: '0' })).toMatchObject({ program: false, lto: false, linker: false, results: [true, true] });
     const tiny = join(dir, 'tiny');
     runChild({ CUDA_TS_CACHE_DIR: tiny, CUDA_TS_CACHE_MAX_BYTES: '64' });
-    expect(runChild({ CUDA_TS_CACHE_DIR: tiny, CUDA_TS_CACHE_MAX_BYTES: '64' })).toMatchObject({ program: false, lto: false, linker: false, results: [true, true] });
+    expect(runChild({ CUDA_TS_CACHE_DIR: tiny, CUDA_TS_CACHE_MAX_BYTES: '64' })).toMatchObject({
+      program: false,
+      lto: false,
+      linker: false,
+      results: [true, true],
+    });
   });
 });

@@ -34,12 +34,21 @@ const complexTypes = new Set<DType>(['c64', 'c128']);
 
 function storageFor(dtype: DType, n: number): ArrayBufferView & { [i: number]: number; readonly length: number } {
   switch (dtype) {
-    case 'f32': case 'c64': return new Float32Array(n);
-    case 'f64': case 'c128': return new Float64Array(n);
-    case 'f16': case 'bf16': return new Uint16Array(n);
-    case 'i8': return new Int8Array(n);
-    case 'i32': return new Int32Array(n);
-    default: throw new Error(`no test storage for ${dtype}`);
+    case 'f32':
+    case 'c64':
+      return new Float32Array(n);
+    case 'f64':
+    case 'c128':
+      return new Float64Array(n);
+    case 'f16':
+    case 'bf16':
+      return new Uint16Array(n);
+    case 'i8':
+      return new Int8Array(n);
+    case 'i32':
+      return new Int32Array(n);
+    default:
+      throw new Error(`no test storage for ${dtype}`);
   }
 }
 
@@ -57,7 +66,14 @@ export class HostMatrix implements MatrixLike {
   readonly storage: ArrayBufferView & { [i: number]: number; readonly length: number };
   private readonly parts: number;
 
-  constructor(readonly rows: number, readonly cols: number, readonly dtype: DType, readonly order: Order, pad = 0, seed = 1) {
+  constructor(
+    readonly rows: number,
+    readonly cols: number,
+    readonly dtype: DType,
+    readonly order: Order,
+    pad = 0,
+    seed = 1,
+  ) {
     this.ld = (order === 'row' ? cols : rows) + pad;
     this.parts = complexTypes.has(dtype) ? 2 : 1;
     const outer = order === 'row' ? rows : cols;
@@ -120,7 +136,9 @@ export function cpuGemm(a: MatrixLike, tA: Transpose, b: MatrixLike, tB: Transpo
   const ref: Reference = { rows: m, cols: n, re: new Float64Array(m * n), im: new Float64Array(m * n), mag: new Float64Array(m * n) };
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
-      let sr = 0, si = 0, mag = 0;
+      let sr = 0,
+        si = 0,
+        mag = 0;
       for (let l = 0; l < k; l++) {
         const [xr, xi] = opGet(a, tA, i, l);
         const [yr, yi] = opGet(b, tB, l, j);

@@ -39,7 +39,9 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
   describe.each(['f32', 'f64', 'c64', 'c128', 'f16', 'bf16'] as const)('gemm %s, 37×53×19', (dtype) => {
     const ops: Transpose[] = dtype === 'c64' || dtype === 'c128' ? ['N', 'T', 'C'] : ['N', 'T'];
     const cases: [Transpose, Transpose, Order, Order][] = [];
-    for (const tA of ops) for (const tB of ops) for (const cOrder of ['row', 'col'] as Order[]) cases.push([tA, tB, cOrder, tA === 'C' || tB === 'C' ? cOrder : cOrder === 'row' ? 'col' : 'row']);
+    for (const tA of ops)
+      for (const tB of ops)
+        for (const cOrder of ['row', 'col'] as Order[]) cases.push([tA, tB, cOrder, tA === 'C' || tB === 'C' ? cOrder : cOrder === 'row' ? 'col' : 'row']);
     test.each(cases)('transA %s transB %s, c %s-major, a/b %s-major, padded ld, alpha/beta', async (tA, tB, cOrder, abOrder) => {
       const [m, n, k] = [37, 53, 19];
       const a = upload(tA === 'N' ? m : k, tA === 'N' ? k : m, dtype, tA === 'C' ? cOrder : abOrder, 3, 1);
@@ -92,7 +94,9 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
     const a = upload(24, 16, 'i8', 'row');
     const b = upload(16, 32, 'i8', 'row');
     const c = upload(24, 32, 'i32', 'row');
-    expect(() => blas.gemmEx(a.view, b.view, c.view, { computeType: '32I' })).toThrow(/Blas.gemmEx: cuBLAS's i8 → i32 GEMM \(computeType '32I'\) needs K contiguous in a and b.*cuBLAS takes only TN/);
+    expect(() => blas.gemmEx(a.view, b.view, c.view, { computeType: '32I' })).toThrow(
+      /Blas.gemmEx: cuBLAS's i8 → i32 GEMM \(computeType '32I'\) needs K contiguous in a and b.*cuBLAS takes only TN/,
+    );
     const odd = upload(24, 18, 'i8', 'row'); // k = 18: not a multiple of 4
     const oddB = upload(18, 32, 'i8', 'col');
     expect(() => blas.gemmEx(odd.view, oddB.view, c.view, { computeType: '32I' })).toThrow(/needs .* to be a multiple of 4, got 18/);
@@ -100,7 +104,10 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
 
   test('gemmEx i8 → f32 (32F): K-contiguous a and b, and both row-major', async () => {
     const failed: string[] = [];
-    for (const orders of [['row', 'col', 'row'], ['row', 'row', 'row']] as [Order, Order, Order][]) {
+    for (const orders of [
+      ['row', 'col', 'row'],
+      ['row', 'row', 'row'],
+    ] as [Order, Order, Order][]) {
       const why = await gemmExCase('i8', 'f32', '32F', 1e-6, orders);
       if (why !== undefined) failed.push(why);
     }
@@ -126,7 +133,11 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
       expect(maxRelativeError(HostMatrix.read(cs[i]), ref)).toBeLessThanOrEqual(1e-5);
     }
     bufC.memset(0, { stream });
-    blas.gemmBatched(as, as.map(() => b.view), cs);
+    blas.gemmBatched(
+      as,
+      as.map(() => b.view),
+      cs,
+    );
     await stream.synchronized();
     for (let i = 0; i < batch; i++) {
       const ref = cpuGemm(A.block(i * m, m), 'N', b.host, 'N', undefined, 1, 0);
@@ -307,31 +318,43 @@ describeGpu('Matmul (cuBLASLt) on the GPU', () => {
     }
   });
 
-  test.each([['RELU_BIAS', (x: number) => Math.max(0, x)], ['GELU_BIAS', gelu], ['BIAS', undefined], ['RELU', (x: number) => Math.max(0, x)], ['GELU', gelu]] as const)(
-    '%s epilogue (f32) against the CPU', async (epilogue, act) => {
-      const a = upload(64, 24, 'f32', 'row', 0, 31);
-      const b = upload(24, 40, 'f32', 'row', 0, 32);
-      const d = upload(64, 40, 'f32', 'col', 0, 33);
-      const biasValues = Array.from({ length: 64 }, (_, i) => Math.cos(i) * 0.5);
-      const bias = epilogue.includes('BIAS') ? vector(biasValues) : undefined;
-      using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
-      mm.plan({ epilogue, bias });
-      mm.execute({ a: a.view, b: b.view, d: d.view, bias });
-      await stream.synchronized();
-      const ref = withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), bias ? biasValues : undefined, act);
-      expect(maxRelativeError(HostMatrix.read(d.view), ref)).toBeLessThanOrEqual(epilogue.startsWith('GELU') ? 2e-3 : 1e-5);
-    });
+  test.each([
+    ['RELU_BIAS', (x: number) => Math.max(0, x)],
+    ['GELU_BIAS', gelu],
+    ['BIAS', undefined],
+    ['RELU', (x: number) => Math.max(0, x)],
+    ['GELU', gelu],
+  ] as const)('%s epilogue (f32) against the CPU', async (epilogue, act) => {
+    const a = upload(64, 24, 'f32', 'row', 0, 31);
+    const b = upload(24, 40, 'f32', 'row', 0, 32);
+    const d = upload(64, 40, 'f32', 'col', 0, 33);
+    const biasValues = Array.from({ length: 64 }, (_, i) => Math.cos(i) * 0.5);
+    const bias = epilogue.includes('BIAS') ? vector(biasValues) : undefined;
+    using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+    mm.plan({ epilogue, bias });
+    mm.execute({ a: a.view, b: b.view, d: d.view, bias });
+    await stream.synchronized();
+    const ref = withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), bias ? biasValues : undefined, act);
+    expect(maxRelativeError(HostMatrix.read(d.view), ref)).toBeLessThanOrEqual(epilogue.startsWith('GELU') ? 2e-3 : 1e-5);
+  });
 
   /** Counts the elements whose bit in the column-major RELU mask (`ldBytes` bytes per column) agrees with d > 0. */
   function maskAgreement(mask: Uint8Array, ldBytes: number, d: { rows: number; cols: number; get(i: number, j: number): [number, number] }): number {
     let agree = 0;
-    for (let j = 0; j < d.cols; j++) for (let i = 0; i < d.rows; i++) if (((mask[j * ldBytes + (i >> 3)] >> (i & 7)) & 1) === (d.get(i, j)[0] > 0 ? 1 : 0)) agree++;
+    for (let j = 0; j < d.cols; j++)
+      for (let i = 0; i < d.rows; i++) if (((mask[j * ldBytes + (i >> 3)] >> (i & 7)) & 1) === (d.get(i, j)[0] > 0 ? 1 : 0)) agree++;
     return agree;
   }
   const relu = (x: number): number => Math.max(0, x);
 
   /** RELU_AUX on `mm` (planned here): d equals relu(a·b), the mask marks d > 0. */
-  async function reluAuxStep(mm: Matmul, a: { host: HostMatrix; view: StridedView }, b: { host: HostMatrix; view: StridedView }, d: { view: StridedView }, tol: number): Promise<void> {
+  async function reluAuxStep(
+    mm: Matmul,
+    a: { host: HostMatrix; view: StridedView },
+    b: { host: HostMatrix; view: StridedView },
+    d: { view: StridedView },
+    tol: number,
+  ): Promise<void> {
     mm.plan({ epilogue: 'RELU_AUX' });
     const aux = DeviceBuffer.alloc(mm.aux!.bytes, { stream });
     buffers.push(aux);
@@ -352,14 +375,19 @@ describeGpu('Matmul (cuBLASLt) on the GPU', () => {
     using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
     mm.plan({ epilogue: 'RELU_BIAS', bias }).execute({ a: a.view, b: b.view, d: d.view, bias });
     await stream.synchronized();
-    expect(maxRelativeError(HostMatrix.read(d.view), withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), biasValues, relu))).toBeLessThanOrEqual(3e-3);
+    expect(maxRelativeError(HostMatrix.read(d.view), withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), biasValues, relu))).toBeLessThanOrEqual(
+      3e-3,
+    );
   });
 
   test('f16 RELU_AUX planned on the Matmul that ran RELU_BIAS: writes its mask and d', async () => {
     const a = upload(48, 32, 'f16', 'row', 0, 44);
     const b = upload(32, 24, 'f16', 'col', 0, 45);
     const d = upload(48, 24, 'f16', 'col', 0, 46);
-    const bias = vector(Array.from({ length: 48 }, () => 0), 'f16');
+    const bias = vector(
+      Array.from({ length: 48 }, () => 0),
+      'f16',
+    );
     using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
     mm.plan({ epilogue: 'RELU_BIAS', bias }).execute({ a: a.view, b: b.view, d: d.view, bias });
     await reluAuxStep(mm, a, b, d, 3e-3);

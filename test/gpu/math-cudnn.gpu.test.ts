@@ -6,7 +6,17 @@
 // (1e-5 relative for f32 leaves room for Winograd and FFT algorithms' rounding).
 import { Device, DeviceBuffer, Stream, StridedView } from '../../src';
 import { ClosedObjectError } from '../../src/errors';
-import { ActivationDescriptor, ConvolutionDescriptor, Cudnn, FilterDescriptor, TensorDescriptor, channelsLastStrides, type ActivationMode, type ConvolutionOptions, type CudnnDType } from '../../src/math';
+import {
+  ActivationDescriptor,
+  ConvolutionDescriptor,
+  Cudnn,
+  FilterDescriptor,
+  TensorDescriptor,
+  channelsLastStrides,
+  type ActivationMode,
+  type ConvolutionOptions,
+  type CudnnDType,
+} from '../../src/math';
 import { halfBits as toHalfBits } from '../../support';
 import { CudnnError } from '../../generated/13.0/cudnn';
 import { describeGpu } from './gpu-env';
@@ -49,7 +59,13 @@ function gather(raw: ArrayBufferView, shape: readonly number[], strides: readonl
   return out;
 }
 
-interface ConvSpec { pad: number[]; stride: number[]; dil: number[]; groups: number; flip?: boolean }
+interface ConvSpec {
+  pad: number[];
+  stride: number[];
+  dil: number[];
+  groups: number;
+  flip?: boolean;
+}
 
 /** CPU convolution (cross-correlation, or convolution when `flip`) of C-order x [N, C, …] by w [K, C/g, …]. */
 function convRef(x: Float64Array, xs: number[], w: Float64Array, ws: number[], c: ConvSpec, ys: number[]): Float64Array {
@@ -112,7 +128,15 @@ describeGpu('cuDNN objects: convolution and activation forward against CPU refer
     stream.close();
   });
 
-  interface Case { name: string; dtype: CudnnDType; xs: number[]; ws: number[]; opts: ConvolutionOptions; layout?: 'NCHW' | 'NHWC'; tol: number }
+  interface Case {
+    name: string;
+    dtype: CudnnDType;
+    xs: number[];
+    ws: number[];
+    opts: ConvolutionOptions;
+    layout?: 'NCHW' | 'NHWC';
+    tol: number;
+  }
 
   /** Runs one convolution through the objects and compares it with convRef; returns y's logical values. */
   function runConv(cs: Case, run: { alpha?: number; beta?: number; algorithm?: 'heuristic' | 'find' | 'implicitGemm' | 'gemm'; yInit?: number } = {}): void {
@@ -133,7 +157,13 @@ describeGpu('cuDNN objects: convolution and activation forward against CPU refer
       dnn.convolutionForward(conv, xDesc, dx, wDesc, dw, yDesc, dy, { alpha: run.alpha, beta: run.beta, algorithm: run.algorithm });
       const got = gather(readBack(dy, dtype, stream), ys, yDesc.strides, dtype);
       const pad = conv.perDimension(conv.padding, xs.length - 2);
-      const spec = { pad, stride: conv.perDimension(conv.stride, xs.length - 2), dil: conv.perDimension(conv.dilation, xs.length - 2), groups: conv.groups, flip: conv.mode === 'convolution' };
+      const spec = {
+        pad,
+        stride: conv.perDimension(conv.stride, xs.length - 2),
+        dil: conv.perDimension(conv.dilation, xs.length - 2),
+        groups: conv.groups,
+        flip: conv.mode === 'convolution',
+      };
       const want = convRef(x, xs, w, ws, spec, ys).map((v, i) => (run.alpha ?? 1) * v + (run.beta ?? 0) * yInit[i]);
       expectClose(got, want, cs.tol, `${cs.name} (${run.algorithm ?? 'heuristic'})`);
     } finally {
@@ -142,14 +172,35 @@ describeGpu('cuDNN objects: convolution and activation forward against CPU refer
   }
 
   const cases: Case[] = [
-    { name: 'f32 odd sizes, asymmetric padding/stride/dilation', dtype: 'f32', xs: [2, 3, 7, 9], ws: [5, 3, 3, 2], opts: { padding: [1, 0], stride: [2, 1], dilation: [1, 2], mathType: 'fma' }, tol: 1e-5 },
+    {
+      name: 'f32 odd sizes, asymmetric padding/stride/dilation',
+      dtype: 'f32',
+      xs: [2, 3, 7, 9],
+      ws: [5, 3, 3, 2],
+      opts: { padding: [1, 0], stride: [2, 1], dilation: [1, 2], mathType: 'fma' },
+      tol: 1e-5,
+    },
     { name: 'f32 two groups, padding 1', dtype: 'f32', xs: [1, 6, 11, 5], ws: [4, 3, 3, 3], opts: { padding: 1, groups: 2 }, tol: 1e-5 },
     { name: 'f32 depthwise, stride 2', dtype: 'f32', xs: [3, 4, 9, 8], ws: [4, 1, 3, 3], opts: { padding: 1, stride: 2, groups: 4 }, tol: 1e-5 },
     { name: 'f32 1x1', dtype: 'f32', xs: [2, 5, 3, 7], ws: [3, 5, 1, 1], opts: {}, tol: 1e-5 },
-    { name: 'f32 convolution mode (flipped filter)', dtype: 'f32', xs: [1, 2, 6, 5], ws: [2, 2, 3, 2], opts: { mode: 'convolution', padding: [2, 1] }, tol: 1e-5 },
+    {
+      name: 'f32 convolution mode (flipped filter)',
+      dtype: 'f32',
+      xs: [1, 2, 6, 5],
+      ws: [2, 2, 3, 2],
+      opts: { mode: 'convolution', padding: [2, 1] },
+      tol: 1e-5,
+    },
     { name: 'f32 NHWC', dtype: 'f32', xs: [2, 4, 5, 7], ws: [8, 4, 3, 3], opts: { padding: 1 }, layout: 'NHWC', tol: 1e-5 },
     { name: 'f32 3-D (NCDHW)', dtype: 'f32', xs: [1, 2, 5, 4, 6], ws: [3, 2, 3, 2, 3], opts: { padding: [1, 0, 1], stride: [1, 2, 1] }, tol: 1e-5 },
-    { name: 'f64 odd sizes, stride and dilation', dtype: 'f64', xs: [2, 3, 9, 7], ws: [4, 3, 3, 3], opts: { padding: 2, stride: [1, 2], dilation: 2 }, tol: 1e-12 },
+    {
+      name: 'f64 odd sizes, stride and dilation',
+      dtype: 'f64',
+      xs: [2, 3, 9, 7],
+      ws: [4, 3, 3, 3],
+      opts: { padding: 2, stride: [1, 2], dilation: 2 },
+      tol: 1e-12,
+    },
     { name: 'f16 (f32 accumulation)', dtype: 'f16', xs: [2, 8, 7, 7], ws: [8, 8, 3, 3], opts: { padding: 1 }, tol: 2e-3 },
     { name: 'f16 NHWC, groups 2', dtype: 'f16', xs: [1, 8, 6, 6], ws: [8, 4, 3, 3], opts: { padding: 1, groups: 2 }, layout: 'NHWC', tol: 2e-3 },
   ];
@@ -223,23 +274,36 @@ describeGpu('cuDNN objects: convolution and activation forward against CPU refer
     ['clippedRelu', { ceiling: 0.5 }, (v) => Math.min(Math.max(0, v), 0.5)],
     ['swish', { beta: 1.5 }, (v) => v * sigmoid(1.5 * v)],
   ];
-  test.each(acts.flatMap(([m, o, f]) => (['f32', 'f64', 'f16'] as const).map((d) => [m, d, o, f] as const)))('activation forward: %s, %s', (mode, dtype, options, f) => {
-    const shape = [3, 5, 7, 2];
-    const desc = new TensorDescriptor({ dtype, shape });
-    const act = new ActivationDescriptor(mode, options);
-    const x = values(desc.size, 5).map((v, i) => v * (1 + (i % 3))); // some beyond ±1
-    const dx = upload(layout(x, shape, desc.strides, desc.size, dtype), stream);
-    const dy = upload(layout(new Float64Array(desc.size).fill(0.25), shape, desc.strides, desc.size, dtype), stream);
-    try {
-      dnn.activationForward(act, desc, dx, desc, dy, { alpha: 2, beta: 1 });
-      const want = x.map((v) => 2 * f(v) + 0.25);
-      expectClose(gather(readBack(dy, dtype, stream), shape, desc.strides, dtype), want, dtype === 'f16' ? 4e-3 : dtype === 'f32' ? 1e-5 : 1e-10, `${mode} ${dtype}`);
-      dnn.activationForward(act, desc, dx, desc, dx); // in place
-      expectClose(gather(readBack(dx, dtype, stream), shape, desc.strides, dtype), x.map(f), dtype === 'f16' ? 4e-3 : dtype === 'f32' ? 1e-5 : 1e-10, `${mode} ${dtype} in place`);
-    } finally {
-      [dx, dy, desc, act].forEach((r) => r.close());
-    }
-  });
+  test.each(acts.flatMap(([m, o, f]) => (['f32', 'f64', 'f16'] as const).map((d) => [m, d, o, f] as const)))(
+    'activation forward: %s, %s',
+    (mode, dtype, options, f) => {
+      const shape = [3, 5, 7, 2];
+      const desc = new TensorDescriptor({ dtype, shape });
+      const act = new ActivationDescriptor(mode, options);
+      const x = values(desc.size, 5).map((v, i) => v * (1 + (i % 3))); // some beyond ±1
+      const dx = upload(layout(x, shape, desc.strides, desc.size, dtype), stream);
+      const dy = upload(layout(new Float64Array(desc.size).fill(0.25), shape, desc.strides, desc.size, dtype), stream);
+      try {
+        dnn.activationForward(act, desc, dx, desc, dy, { alpha: 2, beta: 1 });
+        const want = x.map((v) => 2 * f(v) + 0.25);
+        expectClose(
+          gather(readBack(dy, dtype, stream), shape, desc.strides, dtype),
+          want,
+          dtype === 'f16' ? 4e-3 : dtype === 'f32' ? 1e-5 : 1e-10,
+          `${mode} ${dtype}`,
+        );
+        dnn.activationForward(act, desc, dx, desc, dx); // in place
+        expectClose(
+          gather(readBack(dx, dtype, stream), shape, desc.strides, dtype),
+          x.map(f),
+          dtype === 'f16' ? 4e-3 : dtype === 'f32' ? 1e-5 : 1e-10,
+          `${mode} ${dtype} in place`,
+        );
+      } finally {
+        [dx, dy, desc, act].forEach((r) => r.close());
+      }
+    },
+  );
 
   test('activation from an NCHW tensor into an NHWC one (strides differ, shape the same)', () => {
     const shape = [2, 3, 4, 5];
@@ -250,7 +314,12 @@ describeGpu('cuDNN objects: convolution and activation forward against CPU refer
     const dy = DeviceBuffer.alloc(yDesc.size * 4, { stream });
     try {
       dnn.activationForward(new ActivationDescriptor('relu'), xDesc, dx, yDesc, dy);
-      expectClose(gather(readBack(dy, 'f32', stream), shape, channelsLastStrides(shape), 'f32'), x.map((v) => Math.max(0, v)), 0, 'relu NCHW → NHWC');
+      expectClose(
+        gather(readBack(dy, 'f32', stream), shape, channelsLastStrides(shape), 'f32'),
+        x.map((v) => Math.max(0, v)),
+        0,
+        'relu NCHW → NHWC',
+      );
     } finally {
       [dx, dy, xDesc, yDesc].forEach((r) => r.close());
     }

@@ -112,31 +112,39 @@ describeGpu('FFT objects (cuFFT)', () => {
     console.log(`C2C ${precision} n=97×3: rel error ${err.toExponential(2)}`);
     expect(err).toBeLessThan(TOL[precision]);
     plan.inverse(dy);
-    expect(relErr(read(dy, Arr), x.map((v) => v * n))).toBeLessThan(TOL[precision]);
+    expect(
+      relErr(
+        read(dy, Arr),
+        x.map((v) => v * n),
+      ),
+    ).toBeLessThan(TOL[precision]);
   });
 
-  test.each(['single', 'double'] as const)('R2C / C2R 2-D 12×35, batch 2, %s: spectrum equals the DFT, the round trip (normalize backward) returns x', (precision) => {
-    const shape = [12, 35];
-    const batch = 2;
-    const real = precision === 'single' ? 'f32' : 'f64';
-    const complex = precision === 'single' ? 'c64' : 'c128';
-    const Arr = precision === 'single' ? Float32Array : Float64Array;
-    const x = values(batch * 12 * 35, 7);
-    using dx = upload(Arr.from(x));
-    using dspec = DeviceBuffer.alloc(batch * 12 * 18 * 2 * Arr.BYTES_PER_ELEMENT, { stream });
-    using dback = DeviceBuffer.alloc(x.length * Arr.BYTES_PER_ELEMENT, { stream });
-    const vx = StridedView.of(dx, { dtype: real, shape: [batch, ...shape] });
-    const vspec = StridedView.of(dspec, { dtype: complex, shape: [batch, 12, 18] });
-    const vback = StridedView.of(dback, { dtype: real, shape: [batch, ...shape] });
-    using fwd = FftPlan.like(vx, vspec, { rank: 2, stream });
-    using inv = FftPlan.like(vspec, vback, { rank: 2, stream, normalize: 'backward' });
-    expect([fwd.type, inv.type, fwd.batch]).toEqual(['r2c', 'c2r', 2]);
-    fwd.forward(vx, vspec);
-    const expected = halfSpectrum(dft(complexOf(x), [batch, ...shape], -1, 1), [batch, ...shape]);
-    expect(relErr(read(vspec), expected)).toBeLessThan(TOL[precision]);
-    inv.inverse(vspec, vback); // C2R overwrites vspec (cuFFT's rule)
-    expect(relErr(read(vback), x)).toBeLessThan(TOL[precision]);
-  });
+  test.each(['single', 'double'] as const)(
+    'R2C / C2R 2-D 12×35, batch 2, %s: spectrum equals the DFT, the round trip (normalize backward) returns x',
+    (precision) => {
+      const shape = [12, 35];
+      const batch = 2;
+      const real = precision === 'single' ? 'f32' : 'f64';
+      const complex = precision === 'single' ? 'c64' : 'c128';
+      const Arr = precision === 'single' ? Float32Array : Float64Array;
+      const x = values(batch * 12 * 35, 7);
+      using dx = upload(Arr.from(x));
+      using dspec = DeviceBuffer.alloc(batch * 12 * 18 * 2 * Arr.BYTES_PER_ELEMENT, { stream });
+      using dback = DeviceBuffer.alloc(x.length * Arr.BYTES_PER_ELEMENT, { stream });
+      const vx = StridedView.of(dx, { dtype: real, shape: [batch, ...shape] });
+      const vspec = StridedView.of(dspec, { dtype: complex, shape: [batch, 12, 18] });
+      const vback = StridedView.of(dback, { dtype: real, shape: [batch, ...shape] });
+      using fwd = FftPlan.like(vx, vspec, { rank: 2, stream });
+      using inv = FftPlan.like(vspec, vback, { rank: 2, stream, normalize: 'backward' });
+      expect([fwd.type, inv.type, fwd.batch]).toEqual(['r2c', 'c2r', 2]);
+      fwd.forward(vx, vspec);
+      const expected = halfSpectrum(dft(complexOf(x), [batch, ...shape], -1, 1), [batch, ...shape]);
+      expect(relErr(read(vspec), expected)).toBeLessThan(TOL[precision]);
+      inv.inverse(vspec, vback); // C2R overwrites vspec (cuFFT's rule)
+      expect(relErr(read(vback), x)).toBeLessThan(TOL[precision]);
+    },
+  );
 
   test('3-D C2C 6×10×7 double through fftn/ifftn (normalize backward by default)', () => {
     const shape = [6, 10, 7];

@@ -12,7 +12,10 @@ const MiB = 2 ** 20;
 function smi(busId: string, fields: string[]): Record<string, string> | undefined {
   let out: string;
   try {
-    out = execFileSync('nvidia-smi', [`--id=${busId}`, `--query-gpu=${fields.join(',')}`, '--format=csv,noheader,nounits'], { encoding: 'utf8', timeout: 30_000 });
+    out = execFileSync('nvidia-smi', [`--id=${busId}`, `--query-gpu=${fields.join(',')}`, '--format=csv,noheader,nounits'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -114,7 +117,11 @@ describeGpu('NVML: energy, processes, memory v2, display, power management limit
       }
       if (hasSmi) {
         const apps = execFileSync('nvidia-smi', [`--id=${gpu.pci.busId}`, '--query-compute-apps=pid', '--format=csv,noheader,nounits'], { encoding: 'utf8' });
-        const theirs = apps.trim().split('\n').filter((l) => /^\d+$/.test(l.trim())).map(Number);
+        const theirs = apps
+          .trim()
+          .split('\n')
+          .filter((l) => /^\d+$/.test(l.trim()))
+          .map(Number);
         console.log(`nvidia-smi compute apps: ${theirs.join(', ') || 'none'}`);
         expect(list!.map((p) => p.pid).sort()).toEqual(expect.arrayContaining(theirs.sort()));
       }

@@ -22,7 +22,9 @@ function expectMoments(xs: ArrayLike<number>, mean: number, variance: number, ku
   const m = moments(xs);
   const seMean = Math.sqrt(variance / n);
   const seVar = variance * Math.sqrt((kurtosis - 1) / n);
-  console.log(`${label}: mean ${m.mean.toFixed(5)} (expected ${mean}, ±${(6 * seMean).toExponential(1)}), variance ${m.variance.toFixed(5)} (expected ${variance.toFixed(5)}, ±${(6 * seVar).toExponential(1)})`);
+  console.log(
+    `${label}: mean ${m.mean.toFixed(5)} (expected ${mean}, ±${(6 * seMean).toExponential(1)}), variance ${m.variance.toFixed(5)} (expected ${variance.toFixed(5)}, ±${(6 * seVar).toExponential(1)})`,
+  );
   expect(Math.abs(m.mean - mean)).toBeLessThan(6 * seMean);
   expect(Math.abs(m.variance - variance)).toBeLessThan(6 * seVar);
 }
@@ -38,15 +40,18 @@ describeGpu('Random objects (cuRAND)', () => {
   const readF32 = (b: DeviceBuffer) => (stream.synchronize(), b.toArray(Float32Array));
   const readF64 = (b: DeviceBuffer) => (stream.synchronize(), b.toArray(Float64Array));
 
-  test.each(['philox4_32_10', 'xorwow', 'mrg32k3a', 'mtgp32', 'mt19937'] as RandomKind[])('%s: uniform f32 in (0, 1] with mean 1/2 and variance 1/12', (kind) => {
-    const n = 1 << 20;
-    using gen = RandomGenerator.create({ kind, seed: 1234, stream });
-    using buf = DeviceBuffer.alloc(n * 4, { stream });
-    gen.uniform(buf, { dtype: 'f32' });
-    const xs = readF32(buf);
-    expect(xs.every((x) => x > 0 && x <= 1)).toBe(true);
-    expectMoments(xs, 0.5, 1 / 12, 1.8, `${kind} uniform`);
-  });
+  test.each(['philox4_32_10', 'xorwow', 'mrg32k3a', 'mtgp32', 'mt19937'] as RandomKind[])(
+    '%s: uniform f32 in (0, 1] with mean 1/2 and variance 1/12',
+    (kind) => {
+      const n = 1 << 20;
+      using gen = RandomGenerator.create({ kind, seed: 1234, stream });
+      using buf = DeviceBuffer.alloc(n * 4, { stream });
+      gen.uniform(buf, { dtype: 'f32' });
+      const xs = readF32(buf);
+      expect(xs.every((x) => x > 0 && x <= 1)).toBe(true);
+      expectMoments(xs, 0.5, 1 / 12, 1.8, `${kind} uniform`);
+    },
+  );
 
   test('uniform f64 through a view; normal f64 with mean 3 and std 2', () => {
     const n = 1 << 20;

@@ -16,7 +16,11 @@ const TOL: Record<SolverDType, number> = { f32: 2e-4, c64: 2e-4, f64: 1e-10, c12
 function random(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     return (s / 2 ** 32) * 2 - 1;
   };
 }
@@ -25,7 +29,10 @@ function random(seed: number): () => number {
 class M {
   readonly re: Float64Array;
   readonly im: Float64Array;
-  constructor(readonly rows: number, readonly cols: number) {
+  constructor(
+    readonly rows: number,
+    readonly cols: number,
+  ) {
     this.re = new Float64Array(rows * cols);
     this.im = new Float64Array(rows * cols);
   }
@@ -52,23 +59,25 @@ class M {
   }
   mul(o: M): M {
     const out = new M(this.rows, o.cols);
-    for (let i = 0; i < this.rows; i++) for (let k = 0; k < this.cols; k++) {
-      const [ar, ai] = [this.re[i * this.cols + k], this.im[i * this.cols + k]];
-      for (let j = 0; j < o.cols; j++) {
-        const [br, bi] = [o.re[k * o.cols + j], o.im[k * o.cols + j]];
-        out.re[i * o.cols + j] += ar * br - ai * bi;
-        out.im[i * o.cols + j] += ar * bi + ai * br;
+    for (let i = 0; i < this.rows; i++)
+      for (let k = 0; k < this.cols; k++) {
+        const [ar, ai] = [this.re[i * this.cols + k], this.im[i * this.cols + k]];
+        for (let j = 0; j < o.cols; j++) {
+          const [br, bi] = [o.re[k * o.cols + j], o.im[k * o.cols + j]];
+          out.re[i * o.cols + j] += ar * br - ai * bi;
+          out.im[i * o.cols + j] += ar * bi + ai * br;
+        }
       }
-    }
     return out;
   }
   /** Conjugate transpose. */
   h(): M {
     const t = new M(this.cols, this.rows);
-    for (let i = 0; i < this.rows; i++) for (let j = 0; j < this.cols; j++) {
-      t.re[j * this.rows + i] = this.re[i * this.cols + j];
-      t.im[j * this.rows + i] = -this.im[i * this.cols + j];
-    }
+    for (let i = 0; i < this.rows; i++)
+      for (let j = 0; j < this.cols; j++) {
+        t.re[j * this.rows + i] = this.re[i * this.cols + j];
+        t.im[j * this.rows + i] = -this.im[i * this.cols + j];
+      }
     return t;
   }
   sub(o: M): M {
@@ -79,7 +88,9 @@ class M {
   /** The columns [from, to). */
   columns(from: number, to: number): M {
     const out = new M(this.rows, to - from);
-    for (let i = 0; i < this.rows; i++) for (let j = from; j < to; j++) [out.re[i * out.cols + j - from], out.im[i * out.cols + j - from]] = [this.re[i * this.cols + j], this.im[i * this.cols + j]];
+    for (let i = 0; i < this.rows; i++)
+      for (let j = from; j < to; j++)
+        [out.re[i * out.cols + j - from], out.im[i * out.cols + j - from]] = [this.re[i * this.cols + j], this.im[i * this.cols + j]];
     return out;
   }
   norm(): number {
@@ -91,11 +102,12 @@ class M {
     const per = isComplex(dtype) ? 2 : 1;
     const n = Math.max(1, (order === 'row' ? this.rows : this.cols) * ld) * per;
     const out = single(dtype) ? new Float32Array(n) : new Float64Array(n);
-    for (let i = 0; i < this.rows; i++) for (let j = 0; j < this.cols; j++) {
-      const at = (order === 'row' ? i * ld + j : j * ld + i) * per;
-      out[at] = this.re[i * this.cols + j];
-      if (per === 2) out[at + 1] = this.im[i * this.cols + j];
-    }
+    for (let i = 0; i < this.rows; i++)
+      for (let j = 0; j < this.cols; j++) {
+        const at = (order === 'row' ? i * ld + j : j * ld + i) * per;
+        out[at] = this.re[i * this.cols + j];
+        if (per === 2) out[at + 1] = this.im[i * this.cols + j];
+      }
     return out;
   }
   static read(view: StridedView, dtype: SolverDType): M {
@@ -116,15 +128,16 @@ function jacobiEigenvalues(a: M): number[] {
     let off = 0;
     for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += x[p][q] ** 2;
     if (off < 1e-30) break;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) {
-      if (Math.abs(x[p][q]) < 1e-300) continue;
-      const theta = (x[q][q] - x[p][p]) / (2 * x[p][q]);
-      const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-      const c = 1 / Math.sqrt(t * t + 1);
-      const s = t * c;
-      for (let k = 0; k < n; k++) [x[k][p], x[k][q]] = [c * x[k][p] - s * x[k][q], s * x[k][p] + c * x[k][q]];
-      for (let k = 0; k < n; k++) [x[p][k], x[q][k]] = [c * x[p][k] - s * x[q][k], s * x[p][k] + c * x[q][k]];
-    }
+    for (let p = 0; p < n; p++)
+      for (let q = p + 1; q < n; q++) {
+        if (Math.abs(x[p][q]) < 1e-300) continue;
+        const theta = (x[q][q] - x[p][p]) / (2 * x[p][q]);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < n; k++) [x[k][p], x[k][q]] = [c * x[k][p] - s * x[k][q], s * x[k][p] + c * x[k][q]];
+        for (let k = 0; k < n; k++) [x[p][k], x[q][k]] = [c * x[p][k] - s * x[q][k], s * x[p][k] + c * x[q][k]];
+      }
   }
   return x.map((row, i) => row[i]).sort((u, v) => u - v);
 }
@@ -169,7 +182,14 @@ describeGpu('DenseSolver (cuSOLVER) on the GPU', () => {
   /** |a x - b| / (|a| |x| + |b|). */
   const residual = (a: M, x: M, b: M): number => a.mul(x).sub(b).norm() / (a.norm() * x.norm() + b.norm());
 
-  const layouts: [SolverDType, Order][] = [['f32', 'row'], ['f32', 'col'], ['f64', 'row'], ['f64', 'col'], ['c64', 'col'], ['c128', 'col']];
+  const layouts: [SolverDType, Order][] = [
+    ['f32', 'row'],
+    ['f32', 'col'],
+    ['f64', 'row'],
+    ['f64', 'col'],
+    ['c64', 'col'],
+    ['c128', 'col'],
+  ];
 
   test.each(layouts)('Cholesky %s %s-major, n = 37: potrf + potrs, one and three right-hand sides', async (dtype, order) => {
     const n = 37;
@@ -197,12 +217,18 @@ describeGpu('DenseSolver (cuSOLVER) on the GPU', () => {
     expect(U.h().mul(U).sub(A).norm() / A.norm()).toBeLessThan(TOL[dtype]);
   });
 
-  test.each([['f32', 'row'], ['f64', 'col'], ['c128', 'col']] as [SolverDType, Order][])('a matrix that is not positive definite: NotPositiveDefiniteError at the right index (%s %s)', async (dtype, order) => {
+  test.each([
+    ['f32', 'row'],
+    ['f64', 'col'],
+    ['c128', 'col'],
+  ] as [SolverDType, Order][])('a matrix that is not positive definite: NotPositiveDefiniteError at the right index (%s %s)', async (dtype, order) => {
     const A = M.diag([4, 2, 3, -1, 5]);
     const e = await rejection(solver.potrf(upload(A, dtype, order)));
     expect(e).toBeInstanceOf(NotPositiveDefiniteError);
     expect(e).toMatchObject({ index: 3, info: 4, func: 'cusolverDnXpotrf' });
-    expect(() => solver.potrfSync(upload(M.diag([1, 0, 2]), dtype, order))).toThrow(/DenseSolver.potrf: the matrix is not positive definite: the leading minor of order 2/);
+    expect(() => solver.potrfSync(upload(M.diag([1, 0, 2]), dtype, order))).toThrow(
+      /DenseSolver.potrf: the matrix is not positive definite: the leading minor of order 2/,
+    );
   });
 
   test.each(layouts)('LU %s %s-major, n = 41: getrf + getrs', async (dtype, order) => {
@@ -222,7 +248,10 @@ describeGpu('DenseSolver (cuSOLVER) on the GPU', () => {
     lu.close();
   });
 
-  test.each([['f64', 'col'], ['f32', 'row']] as [SolverDType, Order][])('a singular matrix: SingularMatrixError with the zero pivot (%s %s)', async (dtype, order) => {
+  test.each([
+    ['f64', 'col'],
+    ['f32', 'row'],
+  ] as [SolverDType, Order][])('a singular matrix: SingularMatrixError with the zero pivot (%s %s)', async (dtype, order) => {
     const A = M.random(6, 6, dtype, 8);
     // a zero column (column-major) or row (row-major: cuSOLVER factors Aᵀ, whose column it is): U[2][2] = 0
     for (let k = 0; k < 6; k++) {
@@ -272,7 +301,14 @@ describeGpu('DenseSolver (cuSOLVER) on the GPU', () => {
     (w as StridedView).buffer.close();
   });
 
-  const svdCases: [SolverDType, Order, 'all' | 'thin'][] = [['f32', 'col', 'all'], ['f64', 'col', 'thin'], ['f64', 'row', 'all'], ['f32', 'row', 'thin'], ['c64', 'col', 'thin'], ['c128', 'row', 'all']];
+  const svdCases: [SolverDType, Order, 'all' | 'thin'][] = [
+    ['f32', 'col', 'all'],
+    ['f64', 'col', 'thin'],
+    ['f64', 'row', 'all'],
+    ['f32', 'row', 'thin'],
+    ['c64', 'col', 'thin'],
+    ['c128', 'row', 'all'],
+  ];
   test.each(svdCases)('gesvd %s %s-major (%s vectors): s equals the CPU, U diag(s) Vᵀ = A', async (dtype, order, vectors) => {
     // cuSOLVER needs rows ≥ cols of what it sees: a tall column-major a or a wide row-major a
     const [rows, cols] = order === 'col' ? [13, 8] : [8, 13];
@@ -284,7 +320,10 @@ describeGpu('DenseSolver (cuSOLVER) on the GPU', () => {
     for (let j = 1; j < k; j++) expect(sigma[j]).toBeLessThanOrEqual(sigma[j - 1]);
     if (!isComplex(dtype)) {
       const gram = order === 'col' ? A.h().mul(A) : A.mul(A.h());
-      const cpu = jacobiEigenvalues(gram).reverse().slice(0, k).map((l) => Math.sqrt(Math.max(0, l)));
+      const cpu = jacobiEigenvalues(gram)
+        .reverse()
+        .slice(0, k)
+        .map((l) => Math.sqrt(Math.max(0, l)));
       cpu.forEach((v, j) => expect(Math.abs(v - sigma[j]) / sigma[0]).toBeLessThan(TOL[dtype] * 10));
     }
     const U = M.read(u as StridedView, dtype).columns(0, k);

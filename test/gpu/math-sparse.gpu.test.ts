@@ -17,7 +17,11 @@ const TOL: Record<SparseValueType, number> = { f32: 2e-5, c64: 2e-5, f64: 1e-12,
 function random(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     return (s / 2 ** 32) * 2 - 1;
   };
 }
@@ -26,7 +30,10 @@ function random(seed: number): () => number {
 class Dense {
   readonly re: Float64Array;
   readonly im: Float64Array;
-  constructor(readonly rows: number, readonly cols: number) {
+  constructor(
+    readonly rows: number,
+    readonly cols: number,
+  ) {
     this.re = new Float64Array(rows * cols);
     this.im = new Float64Array(rows * cols);
   }
@@ -45,24 +52,26 @@ class Dense {
     const a = this.op(op);
     const b = other.op(opB);
     const out = new Dense(a.rows, b.cols);
-    for (let i = 0; i < a.rows; i++) for (let k = 0; k < a.cols; k++) {
-      const [ar, ai] = [a.re[i * a.cols + k], a.im[i * a.cols + k]];
-      if (ar === 0 && ai === 0) continue;
-      for (let j = 0; j < b.cols; j++) {
-        const [br, bi] = [b.re[k * b.cols + j], b.im[k * b.cols + j]];
-        out.re[i * b.cols + j] += ar * br - ai * bi;
-        out.im[i * b.cols + j] += ar * bi + ai * br;
+    for (let i = 0; i < a.rows; i++)
+      for (let k = 0; k < a.cols; k++) {
+        const [ar, ai] = [a.re[i * a.cols + k], a.im[i * a.cols + k]];
+        if (ar === 0 && ai === 0) continue;
+        for (let j = 0; j < b.cols; j++) {
+          const [br, bi] = [b.re[k * b.cols + j], b.im[k * b.cols + j]];
+          out.re[i * b.cols + j] += ar * br - ai * bi;
+          out.im[i * b.cols + j] += ar * bi + ai * br;
+        }
       }
-    }
     return out;
   }
   op(op: SparseOp): Dense {
     if (op === 'N') return this;
     const t = new Dense(this.cols, this.rows);
-    for (let i = 0; i < this.rows; i++) for (let j = 0; j < this.cols; j++) {
-      t.re[j * this.rows + i] = this.re[i * this.cols + j];
-      t.im[j * this.rows + i] = (op === 'C' ? -1 : 1) * this.im[i * this.cols + j];
-    }
+    for (let i = 0; i < this.rows; i++)
+      for (let j = 0; j < this.cols; j++) {
+        t.re[j * this.rows + i] = this.re[i * this.cols + j];
+        t.im[j * this.rows + i] = (op === 'C' ? -1 : 1) * this.im[i * this.cols + j];
+      }
     return t;
   }
   /** alpha · this + beta · other, complex scalars as [re, im]. */
@@ -79,22 +88,31 @@ class Dense {
     const per = isComplex(dtype) ? 2 : 1;
     const n = (order === 'row' ? this.rows : this.cols) * ld;
     const out = single(dtype) ? new Float32Array(Math.max(1, n) * per) : new Float64Array(Math.max(1, n) * per);
-    for (let i = 0; i < this.rows; i++) for (let j = 0; j < this.cols; j++) {
-      const at = (order === 'row' ? i * ld + j : j * ld + i) * per;
-      out[at] = this.re[i * this.cols + j];
-      if (per === 2) out[at + 1] = this.im[i * this.cols + j];
-    }
+    for (let i = 0; i < this.rows; i++)
+      for (let j = 0; j < this.cols; j++) {
+        const at = (order === 'row' ? i * ld + j : j * ld + i) * per;
+        out[at] = this.re[i * this.cols + j];
+        if (per === 2) out[at + 1] = this.im[i * this.cols + j];
+      }
     return out;
   }
   /** Reads a device result back (same layout as `storage`). */
-  static read(data: Float32Array | Float64Array, rows: number, cols: number, dtype: SparseValueType, order: 'row' | 'col' = 'row', ld = order === 'row' ? cols : rows): Dense {
+  static read(
+    data: Float32Array | Float64Array,
+    rows: number,
+    cols: number,
+    dtype: SparseValueType,
+    order: 'row' | 'col' = 'row',
+    ld = order === 'row' ? cols : rows,
+  ): Dense {
     const d = new Dense(rows, cols);
     const per = isComplex(dtype) ? 2 : 1;
-    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) {
-      const at = (order === 'row' ? i * ld + j : j * ld + i) * per;
-      d.re[i * cols + j] = data[at];
-      d.im[i * cols + j] = per === 2 ? data[at + 1] : 0;
-    }
+    for (let i = 0; i < rows; i++)
+      for (let j = 0; j < cols; j++) {
+        const at = (order === 'row' ? i * ld + j : j * ld + i) * per;
+        d.re[i * cols + j] = data[at];
+        d.im[i * cols + j] = per === 2 ? data[at + 1] : 0;
+      }
     return d;
   }
   /** max |this - other| / max(1, max |other|). */
@@ -112,10 +130,11 @@ class Dense {
     const entries: [number, number][] = [];
     const outer = format === 'csc' ? this.cols : this.rows;
     const inner = format === 'csc' ? this.rows : this.cols;
-    for (let o = 0; o < outer; o++) for (let q = 0; q < inner; q++) {
-      const [i, j] = format === 'csc' ? [q, o] : [o, q];
-      if (this.re[i * this.cols + j] !== 0 || this.im[i * this.cols + j] !== 0) entries.push([i, j]);
-    }
+    for (let o = 0; o < outer; o++)
+      for (let q = 0; q < inner; q++) {
+        const [i, j] = format === 'csc' ? [q, o] : [o, q];
+        if (this.re[i * this.cols + j] !== 0 || this.im[i * this.cols + j] !== 0) entries.push([i, j]);
+      }
     const Index = indexType === 'i32' ? Int32Array : BigInt64Array;
     const ix = (v: number): number | bigint => (indexType === 'i32' ? v : BigInt(v));
     const per = isComplex(dtype) ? 2 : 1;
@@ -173,9 +192,10 @@ describeGpu('Sparse (cuSPARSE) on the GPU', () => {
   const boxed = (v: [number, number], dtype: SparseValueType): number | { re: number; im: number } => (isComplex(dtype) ? { re: v[0], im: v[1] } : v[0]);
 
   const cases: [SparseFormat, SparseValueType, 'i32' | 'i64', SparseOp][] = [];
-  for (const format of ['csr', 'coo', 'csc'] as SparseFormat[]) for (const dtype of ['f32', 'f64', 'c64', 'c128'] as SparseValueType[]) {
-    for (const op of (isComplex(dtype) ? ['N', 'T', 'C'] : ['N', 'T']) as SparseOp[]) cases.push([format, dtype, 'i32', op]);
-  }
+  for (const format of ['csr', 'coo', 'csc'] as SparseFormat[])
+    for (const dtype of ['f32', 'f64', 'c64', 'c128'] as SparseValueType[]) {
+      for (const op of (isComplex(dtype) ? ['N', 'T', 'C'] : ['N', 'T']) as SparseOp[]) cases.push([format, dtype, 'i32', op]);
+    }
   cases.push(['csr', 'f64', 'i64', 'N'], ['coo', 'f32', 'i64', 'T']);
 
   test.each(cases)('spmv %s %s (%s indices), op %s, 37×53, alpha/beta', async (format, dtype, indexType, op) => {
@@ -257,7 +277,11 @@ describeGpu('Sparse (cuSPARSE) on the GPU', () => {
   });
 
   describe.each(['f32', 'f64', 'c64', 'c128'] as SparseValueType[])('spmm %s', (dtype) => {
-    test.each([['row', 'row'], ['col', 'col'], ['col', 'row']] as const)('b %s-major, c %s-major, 37×53 · 53×7, padded ld', async (bOrder, cOrder) => {
+    test.each([
+      ['row', 'row'],
+      ['col', 'col'],
+      ['col', 'row'],
+    ] as const)('b %s-major, c %s-major, 37×53 · 53×7, padded ld', async (bOrder, cOrder) => {
       const A = Dense.random(37, 53, dtype, 51, 0.2);
       const m = upload(A, 'csr', dtype);
       const B = Dense.random(53, 7, dtype, 52);
@@ -282,7 +306,12 @@ describeGpu('Sparse (cuSPARSE) on the GPU', () => {
     });
   });
 
-  test.each([['f32', 'i32'], ['f64', 'i32'], ['c64', 'i32'], ['f64', 'i64']] as const)('spgemm %s (%s indices): 37×53 · 53×29 equals the dense product', (dtype, indexType) => {
+  test.each([
+    ['f32', 'i32'],
+    ['f64', 'i32'],
+    ['c64', 'i32'],
+    ['f64', 'i64'],
+  ] as const)('spgemm %s (%s indices): 37×53 · 53×29 equals the dense product', (dtype, indexType) => {
     const A = Dense.random(37, 53, dtype, 61, 0.1);
     const B = Dense.random(53, 29, dtype, 62, 0.1);
     const a = upload(A, 'csr', dtype, indexType);
@@ -299,11 +328,12 @@ describeGpu('Sparse (cuSPARSE) on the GPU', () => {
       const { first, second, values } = c.toHost();
       const got = new Dense(37, 29);
       const per = isComplex(dtype) ? 2 : 1;
-      for (let i = 0; i < 37; i++) for (let k = Number(first[i]); k < Number(first[i + 1]); k++) {
-        const j = Number(second[k]);
-        got.re[i * 29 + j] += values[k * per];
-        got.im[i * 29 + j] += per === 2 ? values[k * per + 1] : 0;
-      }
+      for (let i = 0; i < 37; i++)
+        for (let k = Number(first[i]); k < Number(first[i + 1]); k++) {
+          const j = Number(second[k]);
+          got.re[i * 29 + j] += values[k * per];
+          got.im[i * 29 + j] += per === 2 ? values[k * per + 1] : 0;
+        }
       expect(Number(first[37])).toBe(c.nnz);
       expect(got.error(A.times(B).axpby([1.5, 0], [0, 0], new Dense(37, 29)))).toBeLessThan(TOL[dtype]);
     } finally {

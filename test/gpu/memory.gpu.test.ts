@@ -4,8 +4,23 @@
 // For each: create, use, close, use after close, parents kept alive. Skips with one reason without a GPU.
 import * as cu from '../../generated/13.0/driver';
 import {
-  CachingAllocator, CudaArray, Device, DeviceBuffer, LaunchConfig, ManagedBuffer, MemoryPool, PinnedHostBuffer, Program, Stream, SurfaceObject,
-  TensorMap, TextureObject, VirtualMemoryResource, copyBatch, launch, type Module,
+  CachingAllocator,
+  CudaArray,
+  Device,
+  DeviceBuffer,
+  LaunchConfig,
+  ManagedBuffer,
+  MemoryPool,
+  PinnedHostBuffer,
+  Program,
+  Stream,
+  SurfaceObject,
+  TensorMap,
+  TextureObject,
+  VirtualMemoryResource,
+  copyBatch,
+  launch,
+  type Module,
 } from '../../src';
 import { tmaTileKernel } from './fixtures/tma-kernel';
 import { compileForSuite, describeGpu } from './gpu-env';
@@ -221,8 +236,14 @@ describeGpu('memory resources, wrapped memory, batched copies, tensor maps, text
     const b = DeviceBuffer.alloc(4096);
     const pinned = PinnedHostBuffer.alloc(8192);
     const src = Float32Array.from({ length: 1024 }, (_, i) => i);
-    copyBatch(stream, [{ dst: a, src }, { dst: b, src: src.subarray(512), dstOffset: 0 }]);
-    copyBatch(stream, [{ dst: pinned, src: a }, { dst: pinned, src: b, bytes: 2048, dstOffset: 4096 }]);
+    copyBatch(stream, [
+      { dst: a, src },
+      { dst: b, src: src.subarray(512), dstOffset: 0 },
+    ]);
+    copyBatch(stream, [
+      { dst: pinned, src: a },
+      { dst: pinned, src: b, bytes: 2048, dstOffset: 4096 },
+    ]);
     await stream.synchronized();
     const got = pinned.array(Float32Array);
     expect(got[1023]).toBe(1023);

@@ -203,7 +203,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     cublaslt.cublasLtDestroy(h);
   });
 
-  test('cuBLASLt: D = A·B + bias through typed attributes, the heuristic\'s records and its algo as decoded', () => {
+  test("cuBLASLt: D = A·B + bias through typed attributes, the heuristic's records and its algo as decoded", () => {
     const [m, n, k] = [64, 48, 32];
     const rnd = (i: number) => Math.sin(i * 0.37) * 0.5;
     const A = new Float32Array(m * k).map((_, i) => rnd(i)); // column-major m×k
@@ -217,7 +217,11 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const h = lt.cublasLtCreate();
     const desc = lt.cublasLtMatmulDescCreate(lt.cublasComputeType_t.CUBLAS_COMPUTE_32F, lt.cudaDataType_t.CUDA_R_32F);
     const R32F = lt.cudaDataType_t.CUDA_R_32F;
-    const [aL, bL, dL] = [lt.cublasLtMatrixLayoutCreate(R32F, m, k, m), lt.cublasLtMatrixLayoutCreate(R32F, k, n, k), lt.cublasLtMatrixLayoutCreate(R32F, m, n, m)];
+    const [aL, bL, dL] = [
+      lt.cublasLtMatrixLayoutCreate(R32F, m, k, m),
+      lt.cublasLtMatrixLayoutCreate(R32F, k, n, k),
+      lt.cublasLtMatrixLayoutCreate(R32F, m, n, m),
+    ];
     const pref = lt.cublasLtMatmulPreferenceCreate();
     const D = lt.cublasLtMatmulDescAttributes_t;
     try {

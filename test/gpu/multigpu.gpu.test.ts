@@ -8,8 +8,18 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as nccl from '../../generated/13.0/nccl';
 import {
-  Communicator, Context, CudaError, Device, DeviceBuffer, NcclUnavailableError, Stream, canAccessPeer, copyPeer, disablePeerAccess,
-  enablePeerAccess, onDevice,
+  Communicator,
+  Context,
+  CudaError,
+  Device,
+  DeviceBuffer,
+  NcclUnavailableError,
+  Stream,
+  canAccessPeer,
+  copyPeer,
+  disablePeerAccess,
+  enablePeerAccess,
+  onDevice,
 } from '../../src';
 import { loadLibrary } from '../../support';
 import { TS_RUNNER, describeGpu, noGpuReason } from './gpu-env';
@@ -47,7 +57,12 @@ function firstMismatch(got: ArrayLike<number>, want: (i: number) => number): num
 
 /** One buffer per communicator holding `fill(rank)`, on that communicator's device. */
 function buffersFor(comms: Communicator[], n: number, fill: (rank: number, i: number) => number): DeviceBuffer[] {
-  return comms.map((c) => DeviceBuffer.from(Float32Array.from({ length: n }, (_, i) => fill(c.rank, i)), { context: c.context }));
+  return comms.map((c) =>
+    DeviceBuffer.from(
+      Float32Array.from({ length: n }, (_, i) => fill(c.rank, i)),
+      { context: c.context },
+    ),
+  );
 }
 
 function closeAll(...lists: { close(): void }[][]): void {
@@ -97,9 +112,11 @@ describeGpu('multi-GPU', () => {
       const buf = onDevice(d0, () => DeviceBuffer.alloc(64));
       expect(buf.context).toBe(d0.primaryContext());
       expect(Context.current()).toBe(before);
-      expect(() => onDevice(d0, () => {
-        throw new Error('inside');
-      })).toThrow('inside');
+      expect(() =>
+        onDevice(d0, () => {
+          throw new Error('inside');
+        }),
+      ).toThrow('inside');
       expect(Context.current()).toBe(before);
       buf.close();
     });
@@ -196,7 +213,7 @@ describeGpu('multi-GPU', () => {
       closeAll([b0, b1, s1]);
     });
 
-    test('copyPeer between devices: synchronous, async on either device\'s stream, offsets, both directions', () => {
+    test("copyPeer between devices: synchronous, async on either device's stream, offsets, both directions", () => {
       const [d0, d1] = devices();
       const n = 4 << 20; // 16 MiB
       const host = pattern(n, 11);
@@ -383,23 +400,29 @@ describeGpu('multi-GPU', () => {
             parentPort.postMessage({ ok: false, error: String(e && e.stack || e) });
           }
         });`;
-      const results = await Promise.all(Array.from({ length: nranks }, (_, rank) => new Promise<{ ok: boolean; result?: Record<string, number>; error?: string }>((done, fail) => {
-        const w = new Worker(code, { eval: true, workerData: { nranks, rank }, env: { ...process.env, NCCL_NVLS_ENABLE: '0' } });
-        const timer = setTimeout(() => {
-          fail(new Error(`rank ${rank}: no answer after ${RANK_TIMEOUT_MS} ms`));
-          void w.terminate();
-        }, RANK_TIMEOUT_MS);
-        w.once('message', (m) => {
-          clearTimeout(timer);
-          done(m);
-          void w.terminate();
-        });
-        w.once('error', (e) => {
-          clearTimeout(timer);
-          fail(e);
-        });
-        w.postMessage({ id }); // a Uint8Array is structured-cloned
-      })));
+      const results = await Promise.all(
+        Array.from(
+          { length: nranks },
+          (_, rank) =>
+            new Promise<{ ok: boolean; result?: Record<string, number>; error?: string }>((done, fail) => {
+              const w = new Worker(code, { eval: true, workerData: { nranks, rank }, env: { ...process.env, NCCL_NVLS_ENABLE: '0' } });
+              const timer = setTimeout(() => {
+                fail(new Error(`rank ${rank}: no answer after ${RANK_TIMEOUT_MS} ms`));
+                void w.terminate();
+              }, RANK_TIMEOUT_MS);
+              w.once('message', (m) => {
+                clearTimeout(timer);
+                done(m);
+                void w.terminate();
+              });
+              w.once('error', (e) => {
+                clearTimeout(timer);
+                fail(e);
+              });
+              w.postMessage({ id }); // a Uint8Array is structured-cloned
+            }),
+        ),
+      );
       for (const [rank, r] of results.entries()) {
         expect(r.error).toBeUndefined();
         expect(r.result).toEqual({ rank, device: rank, count: nranks, first: (nranks * (nranks + 1)) / 2, bad: 0 });
@@ -409,26 +432,39 @@ describeGpu('multi-GPU', () => {
     test('child processes: the unique id travels as hex on the command line', async () => {
       const nranks = deviceCount;
       const hex = Buffer.from(Communicator.uniqueId()).toString('hex');
-      const code = rankCode(`{ nranks: ${nranks}, rank: Number(process.env.CUDA_TS_TEST_RANK), id: ${JSON.stringify(hex)} }`, 'console.log(JSON.stringify(result))');
-      const runs = await Promise.all(Array.from({ length: nranks }, (_, rank) => new Promise<{ status: number | null; out: string; err: string }>((done) => {
-        const env = { ...process.env, NCCL_NVLS_ENABLE: '0', CUDA_TS_TEST_RANK: String(rank) };
-        // a file run through scripts/run-ts.cjs: Node, Bun and Deno alike (Deno takes no `--require tsx/cjs -e`)
-        const file = join(mkdtempSync(join(tmpdir(), 'cuda-ts-rank-')), 'rank.cjs');
-        writeFileSync(file, code);
-        const p = spawn(process.execPath, [TS_RUNNER, file], { cwd: ROOT, env });
-        let out = '';
-        let err = '';
-        p.stdout.on('data', (d: Buffer) => (out += d));
-        p.stderr.on('data', (d: Buffer) => (err += d));
-        const timer = setTimeout(() => p.kill('SIGKILL'), RANK_TIMEOUT_MS);
-        p.on('close', (status) => {
-          clearTimeout(timer);
-          done({ status, out, err });
-        });
-      })));
+      const code = rankCode(
+        `{ nranks: ${nranks}, rank: Number(process.env.CUDA_TS_TEST_RANK), id: ${JSON.stringify(hex)} }`,
+        'console.log(JSON.stringify(result))',
+      );
+      const runs = await Promise.all(
+        Array.from(
+          { length: nranks },
+          (_, rank) =>
+            new Promise<{ status: number | null; out: string; err: string }>((done) => {
+              const env = { ...process.env, NCCL_NVLS_ENABLE: '0', CUDA_TS_TEST_RANK: String(rank) };
+              // a file run through scripts/run-ts.cjs: Node, Bun and Deno alike (Deno takes no `--require tsx/cjs -e`)
+              const file = join(mkdtempSync(join(tmpdir(), 'cuda-ts-rank-')), 'rank.cjs');
+              writeFileSync(file, code);
+              const p = spawn(process.execPath, [TS_RUNNER, file], { cwd: ROOT, env });
+              let out = '';
+              let err = '';
+              p.stdout.on('data', (d: Buffer) => (out += d));
+              p.stderr.on('data', (d: Buffer) => (err += d));
+              const timer = setTimeout(() => p.kill('SIGKILL'), RANK_TIMEOUT_MS);
+              p.on('close', (status) => {
+                clearTimeout(timer);
+                done({ status, out, err });
+              });
+            }),
+        ),
+      );
       for (const [rank, r] of runs.entries()) {
         expect({ rank, status: r.status, err: r.status === 0 ? '' : r.err }).toEqual({ rank, status: 0, err: '' });
-        const line = r.out.split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}'; // NCCL may print too
+        const line =
+          r.out
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .pop() ?? '{}'; // NCCL may print too
         expect(JSON.parse(line)).toEqual({ rank, device: rank, count: nranks, first: (nranks * (nranks + 1)) / 2, bad: 0 });
       }
     }, 150_000);

@@ -37,7 +37,10 @@ export function rssMiB(): number {
 export function child(code: string): { status: number | null; stdout: string; stderr: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-'));
   const file = join(dir, 'child.js');
-  writeFileSync(file, `const cuda = require(${JSON.stringify(join(ROOT, 'src/index.ts'))});\n(async () => {\n${code}\n})().catch((e) => { console.error('CHILD-ERROR', e && e.stack || e); process.exit(3); });\n`);
+  writeFileSync(
+    file,
+    `const cuda = require(${JSON.stringify(join(ROOT, 'src/index.ts'))});\n(async () => {\n${code}\n})().catch((e) => { console.error('CHILD-ERROR', e && e.stack || e); process.exit(3); });\n`,
+  );
   const r = spawnSync(process.execPath, ['--expose-gc', TS_RUNNER, file], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

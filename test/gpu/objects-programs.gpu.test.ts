@@ -4,8 +4,27 @@
 // and DLPack round trips. Skips with one reason without a GPU.
 import koffi from 'koffi';
 import {
-  CUstreamCaptureMode, Device, DeviceBuffer, DriverError, Graph, LaunchConfig, ManagedBuffer, NvmlUnavailableError, PhysicalMemory, PinnedHostBuffer,
-  Stream, StridedView, VirtualAddressRange, copyBatch, dlpackExportsAlive, fromDLPack, launch, pointerInfo, system, toDLPack, type Module,
+  CUstreamCaptureMode,
+  Device,
+  DeviceBuffer,
+  DriverError,
+  Graph,
+  LaunchConfig,
+  ManagedBuffer,
+  NvmlUnavailableError,
+  PhysicalMemory,
+  PinnedHostBuffer,
+  Stream,
+  StridedView,
+  VirtualAddressRange,
+  copyBatch,
+  dlpackExportsAlive,
+  fromDLPack,
+  launch,
+  pointerInfo,
+  system,
+  toDLPack,
+  type Module,
 } from '../../src';
 import { compileForSuite, describeGpu } from './gpu-env';
 
@@ -224,7 +243,11 @@ describeGpu('objects layer programs: system, pointers, striped VMM, batch attrib
     managed.array(Float32Array).set(Array.from({ length: 12 }, (_, i) => 3 * i));
     const pinned = PinnedHostBuffer.from(Float32Array.from({ length: 12 }, (_, i) => 2 * i));
     const before = dlpackExportsAlive();
-    for (const [buf, deviceType, sign] of [[dev, 2, 1], [managed, 13, 3], [pinned, 3, 2]] as const) {
+    for (const [buf, deviceType, sign] of [
+      [dev, 2, 1],
+      [managed, 13, 3],
+      [pinned, 3, 2],
+    ] as const) {
       const view = StridedView.of(buf, { dtype: 'f32', shape: [3, 4] }).transpose();
       const want = [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11].map((x) => sign * x);
       expect(Array.from(view.toArray() as Float32Array)).toEqual(want); // the producer's own view reads the same

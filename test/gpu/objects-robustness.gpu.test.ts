@@ -99,7 +99,12 @@ describeGpu('objects layer (issue 12: robustness)', () => {
     `);
     if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
     const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
-    console.log('bad streams:\n' + Object.entries(res).map(([k2, v]) => `  ${k2} → ${String(v)}`).join('\n'));
+    console.log(
+      'bad streams:\n' +
+        Object.entries(res)
+          .map(([k2, v]) => `  ${k2} → ${String(v)}`)
+          .join('\n'),
+    );
     expect(res.alive).toBe(true);
     for (const [name, msg] of Object.entries(res)) {
       if (name === 'alive') continue;
@@ -130,7 +135,7 @@ describeGpu('objects layer (issue 12: robustness)', () => {
     result.memset(0);
     const before = CachingAllocator.stats(Context.primary(0));
     let seed = 12345;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
     const live: DeviceBuffer[] = [];
     const t0 = performance.now();
     for (let i = 0; i < OPS; i++) {
@@ -152,7 +157,9 @@ describeGpu('objects layer (issue 12: robustness)', () => {
     let wrong = 0;
     for (let i = 0; i < OPS; i++) for (let j = 0; j < 16; j++) if (got[i * 16 + j] !== i + 1) wrong++;
     const after = CachingAllocator.stats(Context.primary(0));
-    console.log(`allocator race: ${OPS} ops on ${STREAMS} streams in ${ms.toFixed(0)} ms; hits ${after.hits - before.hits}, misses ${after.misses - before.misses}, cached ${after.cached} B, peak ${after.peak} B; wrong words: ${wrong}`);
+    console.log(
+      `allocator race: ${OPS} ops on ${STREAMS} streams in ${ms.toFixed(0)} ms; hits ${after.hits - before.hits}, misses ${after.misses - before.misses}, cached ${after.cached} B, peak ${after.peak} B; wrong words: ${wrong}`,
+    );
     expect(wrong).toBe(0);
     expect(after.hits - before.hits).toBeGreaterThan(OPS / 2);
     for (const s of streams) s.close();

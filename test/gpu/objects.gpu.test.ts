@@ -3,8 +3,29 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  CompileError, Context, CudaError, Device, DeviceBuffer, Event, Graph, HostCallbackPendingError, Kernel, LaunchConfig, Linker, ManagedBuffer,
-  MemoryPool, Module, PinnedHostBuffer, Program, Stream, arg, compile, cudaStream, launch, profile, CachingAllocator,
+  CompileError,
+  Context,
+  CudaError,
+  Device,
+  DeviceBuffer,
+  Event,
+  Graph,
+  HostCallbackPendingError,
+  Kernel,
+  LaunchConfig,
+  Linker,
+  ManagedBuffer,
+  MemoryPool,
+  Module,
+  PinnedHostBuffer,
+  Program,
+  Stream,
+  arg,
+  compile,
+  cudaStream,
+  launch,
+  profile,
+  CachingAllocator,
 } from '../../src';
 import * as cu from '../../generated/13.0/driver';
 import { hostFuncs } from '../../src/lifecycle';
@@ -357,9 +378,11 @@ describeGpu('objects layer', () => {
     exec.launch(s);
     s.synchronize();
     expect(buf.toArray(Int32Array)[0]).toBe(99);
-    expect(() => Graph.capture(s, () => {
-      throw new Error('inside capture');
-    })).toThrow('inside capture');
+    expect(() =>
+      Graph.capture(s, () => {
+        throw new Error('inside capture');
+      }),
+    ).toThrow('inside capture');
     expect(s.capturing).toBe(false);
     for (const x of [exec, graph, buf, s, fill]) x.close();
   });
@@ -412,7 +435,10 @@ describeGpu('objects layer', () => {
       });
       return kept;
     };
-    const mib = (k: Record<string, number>) => Object.entries(k).map(([n, b]) => `${n} ${(b / 2 ** 20).toFixed(1)}`).join(', ');
+    const mib = (k: Record<string, number>) =>
+      Object.entries(k)
+        .map(([n, b]) => `${n} ${(b / 2 ** 20).toFixed(1)}`)
+        .join(', ');
     // The driver keeps some memory it allocated for the first streams (a cache, not a leak): the first
     // round warms it, the second must come back to where it started.
     const t0 = performance.now();
@@ -495,7 +521,9 @@ describeGpu('objects layer', () => {
     `);
     if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
     const { free0, free1, free2, rounds, deferred } = JSON.parse(r.stdout.trim().split('\n').pop()!);
-    console.log(`GC reclamation: free ${free0} → ${free1} after 64 × 16 MiB forgotten → ${free2} after ${rounds} GC rounds (deferred free errors: ${deferred})`);
+    console.log(
+      `GC reclamation: free ${free0} → ${free1} after 64 × 16 MiB forgotten → ${free2} after ${rounds} GC rounds (deferred free errors: ${deferred})`,
+    );
     expect(deferred).toBeNull();
     expect(free0 - free1).toBeGreaterThanOrEqual(900 << 20);
     expect(Math.abs(free0 - free2)).toBeLessThanOrEqual(32 << 20);

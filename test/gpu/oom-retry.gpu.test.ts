@@ -30,7 +30,8 @@ function checkContents(buf: DeviceBuffer): void {
   buf.memset(0x5a);
   const pattern = Uint8Array.from({ length: MiB }, (_, i) => (i * 7 + 3) & 0xff);
   buf.copyFrom(pattern, { offset: buf.byteLength - MiB });
-  for (const at of [0, buf.byteLength / 2, buf.byteLength - 2 * MiB]) expect(buf.copyTo(new Uint8Array(4096), { offset: at }).every((b) => b === 0x5a)).toBe(true);
+  for (const at of [0, buf.byteLength / 2, buf.byteLength - 2 * MiB])
+    expect(buf.copyTo(new Uint8Array(4096), { offset: at }).every((b) => b === 0x5a)).toBe(true);
   expect(buf.copyTo(new Uint8Array(MiB), { offset: buf.byteLength - MiB })).toEqual(pattern);
 }
 

@@ -94,7 +94,14 @@ describeGpu('releases side by side', () => {
 
   test('a function of CUDA 13.5 on this driver: needs CUDA 13.5 / driver ≥ …', () => {
     const binder = new Binder(
-      { module: 'driver', cudaVersion: FUTURE.release, cudaVersionNumber: FUTURE.version, sonames: ['libcuda.so.1', 'libcuda.so'], env: 'CUDA_TS_DRIVER_LIBRARY', resolve: 'procAddress' },
+      {
+        module: 'driver',
+        cudaVersion: FUTURE.release,
+        cudaVersionNumber: FUTURE.version,
+        sonames: ['libcuda.so.1', 'libcuda.so'],
+        env: 'CUDA_TS_DRIVER_LIBRARY',
+        resolve: 'procAddress',
+      },
       FUTURE_BINDING_LINE,
     );
     const installed = binder.driverVersion()!;

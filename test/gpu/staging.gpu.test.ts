@@ -268,11 +268,17 @@ describeGpu('pageable copies staged through pinned memory', () => {
     });
     try {
       for (const mode of ['sync', 'none'] as const) {
-        const r = runModel(exec, { seed: (mode === 'sync' ? 303 : 404) + (chunksPerCopy - 2) * 1000, count: Number(process.env.CUDA_TS_MODEL_OPS ?? 20_000), mode });
+        const r = runModel(exec, {
+          seed: (mode === 'sync' ? 303 : 404) + (chunksPerCopy - 2) * 1000,
+          count: Number(process.env.CUDA_TS_MODEL_OPS ?? 20_000),
+          mode,
+        });
         if (r.mismatch !== undefined) {
           const m = r.mismatch;
           const small = shrink(exec, m.sizes, m.ops.slice(0, m.mismatch.index + 1), mode, 150);
-          throw new Error(`mode ${mode}: ${m.mismatch.message} at op ${m.mismatch.index}; shrunk to ${small.ops.length} ops (${small.mismatch?.message ?? 'no longer fails'}), slot sizes ${m.sizes.join(', ')}:\n${small.ops.map((o) => JSON.stringify(o)).join('\n')}`);
+          throw new Error(
+            `mode ${mode}: ${m.mismatch.message} at op ${m.mismatch.index}; shrunk to ${small.ops.length} ops (${small.mismatch?.message ?? 'no longer fails'}), slot sizes ${m.sizes.join(', ')}:\n${small.ops.map((o) => JSON.stringify(o)).join('\n')}`,
+          );
         }
       }
     } finally {

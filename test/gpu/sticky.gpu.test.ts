@@ -12,7 +12,20 @@ const CHILD = resolve(__dirname, 'fixtures/sticky-child.js');
 const LIMIT_MS = 45_000;
 const STEP_MS = 5_000;
 
-interface Line { start?: string; step?: string; ms?: number; outcome?: 'ok' | 'error'; name?: string; message?: string; done?: boolean; fatal?: string; unusable?: boolean; pending?: number; hostRan?: number[]; ready?: boolean }
+interface Line {
+  start?: string;
+  step?: string;
+  ms?: number;
+  outcome?: 'ok' | 'error';
+  name?: string;
+  message?: string;
+  done?: boolean;
+  fatal?: string;
+  unusable?: boolean;
+  pending?: number;
+  hostRan?: number[];
+  ready?: boolean;
+}
 
 /** Every thread's native stack of `pid` (gdb, else eu-stack), or why none could be taken. */
 function nativeStacks(pid: number): string {
@@ -37,7 +50,10 @@ function runChild(): Promise<{ code: number | null; lines: Line[]; stderr: strin
     }, LIMIT_MS);
     p.on('exit', (code) => {
       clearTimeout(timer);
-      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Line);
       done({ code, lines, stderr, hung });
     });
   });
@@ -50,7 +66,10 @@ describeGpu('after a sticky error: errors, never a hang (issue 47 §7)', () => {
     const ended = new Set(r.lines.filter((l) => l.step).map((l) => l.step));
     const stuck = started.find((s) => !ended.has(s));
     process.stdout.write(`sticky child: ${JSON.stringify(r.lines.filter((l) => l.step || l.unusable !== undefined || l.done))}\n`);
-    if (r.hung) throw new Error(`the child hung in step ${JSON.stringify(stuck)} (killed after ${LIMIT_MS} ms); native stacks:\n${r.hung}\nstderr:\n${r.stderr.slice(-3000)}`);
+    if (r.hung)
+      throw new Error(
+        `the child hung in step ${JSON.stringify(stuck)} (killed after ${LIMIT_MS} ms); native stacks:\n${r.hung}\nstderr:\n${r.stderr.slice(-3000)}`,
+      );
     expect([r.code, r.stderr.slice(-2000)]).toEqual([0, expect.anything()]);
     const steps = new Map(r.lines.filter((l) => l.step).map((l) => [l.step!, l]));
     const fault = steps.get('fault: out-of-bounds write, then await the stream')!;
@@ -58,10 +77,27 @@ describeGpu('after a sticky error: errors, never a hang (issue 47 §7)', () => {
     const state = r.lines.find((l) => l.unusable !== undefined)!;
     expect(state).toMatchObject({ unusable: true, pending: 0 }); // the queued host functions were settled
     // every step ended, each within STEP_MS; what needs the context failed with an error naming it
-    const mayPass = new Set(['compile (NVRTC, no context)', 'finalizer frees (gc)', 'Device.get(0).name', 'pooled.close', 'buf.close', 'plain.close', 'pinned.close', 'ev.close', 'pool.close', 'module.close', 'program.close', 's.close', 'other.close', 'ctx.close', 'CachingAllocator.trim']);
+    const mayPass = new Set([
+      'compile (NVRTC, no context)',
+      'finalizer frees (gc)',
+      'Device.get(0).name',
+      'pooled.close',
+      'buf.close',
+      'plain.close',
+      'pinned.close',
+      'ev.close',
+      'pool.close',
+      'module.close',
+      'program.close',
+      's.close',
+      'other.close',
+      'ctx.close',
+      'CachingAllocator.trim',
+    ]);
     for (const [name, l] of steps) {
       expect([name, l.ms! < STEP_MS]).toEqual([name, true]);
-      if (!mayPass.has(name) && name !== fault.step) expect([name, l.outcome, l.message]).toEqual([name, 'error', expect.stringMatching(/unusable after a sticky device error|ILLEGAL_ADDRESS/)]);
+      if (!mayPass.has(name) && name !== fault.step)
+        expect([name, l.outcome, l.message]).toEqual([name, 'error', expect.stringMatching(/unusable after a sticky device error|ILLEGAL_ADDRESS/)]);
     }
     expect(r.lines.find((l) => l.done)).toMatchObject({ done: true, pending: 0 });
     expect(steps.size).toBeGreaterThanOrEqual(40);

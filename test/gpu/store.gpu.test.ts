@@ -21,7 +21,11 @@ const noNccl = ((): string | undefined => {
   }
 })();
 
-interface Result { code: number | null; lines: Record<string, unknown>[]; stderr: string }
+interface Result {
+  code: number | null;
+  lines: Record<string, unknown>[];
+  stderr: string;
+}
 
 function run(args: string[], limitMs: number): Promise<Result> {
   return new Promise((done, fail) => {
@@ -40,7 +44,10 @@ function run(args: string[], limitMs: number): Promise<Result> {
     }, limitMs);
     p.on('exit', (code) => {
       clearTimeout(timer);
-      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       done({ code, lines, stderr });
     });
   });
@@ -48,20 +55,24 @@ function run(args: string[], limitMs: number): Promise<Result> {
 
 describeGpu('rendezvous store on the GPU path (issue 29)', () => {
   const ranks = noGpuReason ? 1 : Math.min(2, Device.count());
-  (noNccl ? test.skip : test)(`${ranks} rank(s): timeoutMs Infinity meets, all-reduce is right, 40,000 barriers pass and leave the store small`, async () => {
-    // --master: rank 0 serves the store (without it the launcher serves it, and rank 0 cannot count its keys)
-    const port = await new Promise<number>((done) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = probe.address() as AddressInfo;
-        probe.close(() => done(p));
+  (noNccl ? test.skip : test)(
+    `${ranks} rank(s): timeoutMs Infinity meets, all-reduce is right, 40,000 barriers pass and leave the store small`,
+    async () => {
+      // --master: rank 0 serves the store (without it the launcher serves it, and rank 0 cannot count its keys)
+      const port = await new Promise<number>((done) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: p } = probe.address() as AddressInfo;
+          probe.close(() => done(p));
+        });
       });
-    });
-    const r = await run([RUN, '--nproc-per-node', String(ranks), '--master', `127.0.0.1:${port}`, ...rankScript(RANK), '40000'], 540_000);
-    expect(r.code).toBe(0);
-    expect(r.lines).toHaveLength(ranks);
-    for (const l of r.lines) expect(l).toMatchObject({ size: ranks, bad: 0, barriers: 40000 });
-    const rank0 = r.lines.find((l) => l.rank === 0)!;
-    expect(rank0.keys as number).toBeLessThan(16); // finished barriers were deleted
-    process.stdout.write(`store on the GPU path: ${JSON.stringify(r.lines)}\n`);
-  }, 600_000);
+      const r = await run([RUN, '--nproc-per-node', String(ranks), '--master', `127.0.0.1:${port}`, ...rankScript(RANK), '40000'], 540_000);
+      expect(r.code).toBe(0);
+      expect(r.lines).toHaveLength(ranks);
+      for (const l of r.lines) expect(l).toMatchObject({ size: ranks, bad: 0, barriers: 40000 });
+      const rank0 = r.lines.find((l) => l.rank === 0)!;
+      expect(rank0.keys as number).toBeLessThan(16); // finished barriers were deleted
+      process.stdout.write(`store on the GPU path: ${JSON.stringify(r.lines)}\n`);
+    },
+    600_000,
+  );
 });

@@ -62,9 +62,19 @@ describeGpu('typed layer on the GPU (issue 11 calls)', () => {
     const hostB = Float32Array.from({ length: n * n }, (_, i) => -i);
     cu.cuMemcpyHtoD(a, hostA, bytes);
     cu.cuMemcpyHtoD(b, hostB, bytes);
-    const map = cu.cuTensorMapEncodeTiled(cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, a, [n, n], [n * 4], [8, 8], [1, 1],
-      cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
-      cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE, cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const map = cu.cuTensorMapEncodeTiled(
+      cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+      2,
+      a,
+      [n, n],
+      [n * 4],
+      [8, 8],
+      [1, 1],
+      cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+      cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+      cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+      cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+    );
     expect(map).toBeInstanceOf(Uint8Array);
     expect(map.byteLength).toBe(128);
     const fn = cu.cuModuleGetFunction(mod, 'tma_tile');
@@ -104,7 +114,10 @@ describeGpu('typed layer on the GPU (issue 11 calls)', () => {
   });
 
   test('cuMemSetAccess takes 2 descriptors (count derived)', () => {
-    const prop = { type: cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, location: { type: cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, id: dev } } as never;
+    const prop = {
+      type: cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED,
+      location: { type: cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, id: dev },
+    } as never;
     const gran = cu.cuMemGetAllocationGranularity(prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM);
     expect(gran).toBeGreaterThan(0);
     const size = 2 * gran;
@@ -114,7 +127,10 @@ describeGpu('typed layer on the GPU (issue 11 calls)', () => {
     const rw = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     const loc = { type: cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, id: dev };
     // the same device twice: two descriptors reach the driver (a one-record encoding would pass count 1)
-    cu.cuMemSetAccess(va, size, [{ location: loc, flags: rw }, { location: loc, flags: rw }] as never);
+    cu.cuMemSetAccess(va, size, [
+      { location: loc, flags: rw },
+      { location: loc, flags: rw },
+    ] as never);
     cu.cuMemsetD32(va, 0x3f800000, size / 4);
     const back = new Float32Array(4);
     cu.cuMemcpyDtoH(back, va, 16);
@@ -145,7 +161,10 @@ describeGpu('typed layer on the GPU (issue 11 calls)', () => {
   test('cuPointerGetAttributes decodes 3 attributes by their types', () => {
     const p = cu.cuMemAlloc(4096);
     const A = cu.CUpointer_attribute;
-    const [context, memoryType, ordinal] = cu.cuPointerGetAttributes([A.CU_POINTER_ATTRIBUTE_CONTEXT, A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE, A.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL], p);
+    const [context, memoryType, ordinal] = cu.cuPointerGetAttributes(
+      [A.CU_POINTER_ATTRIBUTE_CONTEXT, A.CU_POINTER_ATTRIBUTE_MEMORY_TYPE, A.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL],
+      p,
+    );
     expect(context).toBe(ctx);
     expect(memoryType).toBe(cu.CUmemorytype.CU_MEMORYTYPE_DEVICE);
     expect(ordinal).toBe(dev);
@@ -189,7 +208,9 @@ describeGpu('typed layer: cuFFT, NVML, cuFile', () => {
       expect(clocks[0]).toBeGreaterThan(100);
       const procs = nvml.nvmlDeviceGetComputeRunningProcesses(device);
       expect(Array.isArray(procs)).toBe(true);
-      process.stderr.write(`nvml: ${t.temperature} C, ${(Number(mem.total) / 2 ** 30).toFixed(1)} GiB, ${clocks.length} memory clocks, ${procs.length} compute processes\n`);
+      process.stderr.write(
+        `nvml: ${t.temperature} C, ${(Number(mem.total) / 2 ** 30).toFixed(1)} GiB, ${clocks.length} memory clocks, ${procs.length} compute processes\n`,
+      );
     } finally {
       nvml.nvmlShutdown();
     }

@@ -18,6 +18,7 @@ export function runtimeCommands(options: { nodeOnPath?: boolean } = {}): [string
   const found: [string, string[]][] = [[self, self === 'deno' ? [process.execPath, 'run', '--allow-all'] : [process.execPath]]];
   if (options.nodeOnPath && self !== 'node') found.push(['node', ['node']]);
   if (self !== 'bun' && existsSync(BUN_BIN)) found.push(['bun', [BUN_BIN]]);
-  if (self !== 'deno' && existsSync(DENO_BIN)) found.push(['deno', [DENO_BIN, 'run', '--allow-ffi', '--allow-read', '--allow-env', '--allow-sys', '--allow-write', '--allow-run']]);
+  if (self !== 'deno' && existsSync(DENO_BIN))
+    found.push(['deno', [DENO_BIN, 'run', '--allow-ffi', '--allow-read', '--allow-env', '--allow-sys', '--allow-write', '--allow-run']]);
   return found;
 }

@@ -48,7 +48,9 @@ export function usesTopLevelAwait(code: string): boolean {
 /** `paths` mapping the published package names onto the repository's sources. */
 function packagePaths(): Record<string, string[]> {
   const releases = readdirSync(join(ROOT, 'generated')).filter((r) => /^\d+\.\d+$/.test(r));
-  const newest = releases.sort((a, b) => Number(b.split('.')[0]) * 1000 + Number(b.split('.')[1]) - (Number(a.split('.')[0]) * 1000 + Number(a.split('.')[1])))[0];
+  const newest = releases.sort(
+    (a, b) => Number(b.split('.')[0]) * 1000 + Number(b.split('.')[1]) - (Number(a.split('.')[0]) * 1000 + Number(a.split('.')[1])),
+  )[0];
   return {
     'cuda-ts': [`generated/${newest}/driver/index.ts`],
     'cuda-ts/objects': ['src/index.ts'],
@@ -107,4 +109,3 @@ export function typeCheck(files: string[]): Map<string, string[]> {
   }
   return byFile;
 }
-

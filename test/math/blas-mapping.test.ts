@@ -21,7 +21,22 @@ function scalar(v: unknown, complex: boolean): Cx {
   return complex ? [a[0], a[1]] : [a[0], 0];
 }
 /** Column-major C = alpha·op(A)·op(B) + beta·C over fake memory (parts = 1 real, 2 complex). */
-function gemm(parts: number, ta: number, tb: number, m: number, n: number, k: number, alpha: Cx, A: number, lda: number, B: number, ldb: number, beta: Cx, C: number, ldc: number): void {
+function gemm(
+  parts: number,
+  ta: number,
+  tb: number,
+  m: number,
+  n: number,
+  k: number,
+  alpha: Cx,
+  A: number,
+  lda: number,
+  B: number,
+  ldb: number,
+  beta: Cx,
+  C: number,
+  ldc: number,
+): void {
   const [a, a0] = at(A);
   const [b, b0] = at(B);
   const [c, c0] = at(C);
@@ -51,12 +66,53 @@ const fake: Record<string, (...args: never[]) => unknown> = {
   cublasSetStream: () => undefined,
   cublasSetPointerMode: () => undefined,
   cublasDestroy: () => undefined,
-  cublasDgemm: ((h: number, ta: number, tb: number, m: number, n: number, k: number, al: unknown, A: number, lda: number, B: number, ldb: number, be: unknown, C: number, ldc: number) =>
-    gemm(1, ta, tb, m, n, k, scalar(al, false), A, lda, B, ldb, scalar(be, false), C, ldc)) as never,
-  cublasZgemm: ((h: number, ta: number, tb: number, m: number, n: number, k: number, al: unknown, A: number, lda: number, B: number, ldb: number, be: unknown, C: number, ldc: number) =>
-    gemm(2, ta, tb, m, n, k, scalar(al, true), A, lda, B, ldb, scalar(be, true), C, ldc)) as never,
+  cublasDgemm: ((
+    h: number,
+    ta: number,
+    tb: number,
+    m: number,
+    n: number,
+    k: number,
+    al: unknown,
+    A: number,
+    lda: number,
+    B: number,
+    ldb: number,
+    be: unknown,
+    C: number,
+    ldc: number,
+  ) => gemm(1, ta, tb, m, n, k, scalar(al, false), A, lda, B, ldb, scalar(be, false), C, ldc)) as never,
+  cublasZgemm: ((
+    h: number,
+    ta: number,
+    tb: number,
+    m: number,
+    n: number,
+    k: number,
+    al: unknown,
+    A: number,
+    lda: number,
+    B: number,
+    ldb: number,
+    be: unknown,
+    C: number,
+    ldc: number,
+  ) => gemm(2, ta, tb, m, n, k, scalar(al, true), A, lda, B, ldb, scalar(be, true), C, ldc)) as never,
   // gemv as a GEMM with n = 1: y (m' = op rows) = alpha·op(A)·x + beta·y
-  cublasDgemv: ((h: number, t: number, m: number, n: number, al: unknown, A: number, lda: number, x: number, incx: number, be: unknown, y: number, incy: number) => {
+  cublasDgemv: ((
+    h: number,
+    t: number,
+    m: number,
+    n: number,
+    al: unknown,
+    A: number,
+    lda: number,
+    x: number,
+    incx: number,
+    be: unknown,
+    y: number,
+    incy: number,
+  ) => {
     if (incx !== 1 || incy !== 1) throw new Error('the mapping test uses unit increments');
     const [rows, cols] = t === 0 ? [m, n] : [n, m];
     gemm(1, t, 0, rows, 1, cols, scalar(al, false), A, lda, x, Math.max(1, cols), scalar(be, false), y, Math.max(1, rows));
@@ -100,7 +156,8 @@ afterAll(() => blas.close());
 
 const orders: Order[] = ['row', 'col'];
 const realCases: [Transpose, Transpose, Order, Order, Order][] = [];
-for (const tA of ['N', 'T'] as Transpose[]) for (const tB of ['N', 'T'] as Transpose[]) for (const oa of orders) for (const ob of orders) for (const oc of orders) realCases.push([tA, tB, oa, ob, oc]);
+for (const tA of ['N', 'T'] as Transpose[])
+  for (const tB of ['N', 'T'] as Transpose[]) for (const oa of orders) for (const ob of orders) for (const oc of orders) realCases.push([tA, tB, oa, ob, oc]);
 
 test.each(realCases)('f64 transA %s transB %s, a %s-major, b %s-major, c %s-major (padded)', (tA, tB, oa, ob, oc) => {
   const [m, n, k] = [5, 7, 3];
@@ -129,7 +186,8 @@ test.each(complexCases)('c128 transA %s transB %s, everything %s-major: conjugat
   blas.gemm(a, b, c, { transA: tA, transB: tB, alpha: [0, 1] });
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
-      let re = 0, im = 0;
+      let re = 0,
+        im = 0;
       for (let l = 0; l < k; l++) {
         const [xr, xi] = opElement(a, tA, i, l);
         const [yr, yi] = opElement(b, tB, l, j);

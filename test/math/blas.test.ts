@@ -12,10 +12,12 @@ import { matrix } from '../../src/math/matrix';
 const calls: [string, unknown[]][] = [];
 const HANDLE = 0xb1a5;
 const fakeCublas = new Proxy({} as Record<string, unknown>, {
-  get: (_t, name: string) => (...args: unknown[]) => {
-    calls.push([name, args]);
-    return name === 'cublasCreate' ? HANDLE : undefined;
-  },
+  get:
+    (_t, name: string) =>
+    (...args: unknown[]) => {
+      calls.push([name, args]);
+      return name === 'cublasCreate' ? HANDLE : undefined;
+    },
 });
 const loadCublas = jest.fn(() => fakeCublas);
 jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releases'), loadCublas: () => loadCublas() }));
@@ -28,8 +30,13 @@ function buffer(bytes: number): DeviceBuffer {
   base += 0x100000;
   return b;
 }
-const view = (rows: number, cols: number, dtype: 'f32' | 'f64' | 'f16' | 'bf16' | 'c64' | 'c128' | 'i8' | 'i32' = 'f32', order: 'row' | 'col' = 'row', ld?: number) =>
-  matrix(buffer(8 * 16 * 1024), { dtype, rows, cols, order, ld });
+const view = (
+  rows: number,
+  cols: number,
+  dtype: 'f32' | 'f64' | 'f16' | 'bf16' | 'c64' | 'c128' | 'i8' | 'i32' = 'f32',
+  order: 'row' | 'col' = 'row',
+  ld?: number,
+) => matrix(buffer(8 * 16 * 1024), { dtype, rows, cols, order, ld });
 const names = (): string[] => calls.map(([n]) => n);
 const last = (): [string, unknown[]] => calls[calls.length - 1];
 
@@ -168,23 +175,78 @@ describe('Blas.gemm maps views to one column-major call', () => {
 
 describe('Blas.gemm refuses before calling cuBLAS', () => {
   const cases: [string, () => unknown, RegExp, ErrorConstructor][] = [
-    ['a DeviceBuffer', () => blas.gemm(buffer(64) as never, view(2, 2), view(2, 2)), /Blas.gemm: a must be a 2-D StridedView of device memory, got DeviceBuffer \(a DeviceBuffer has no shape/, TypeError],
+    [
+      'a DeviceBuffer',
+      () => blas.gemm(buffer(64) as never, view(2, 2), view(2, 2)),
+      /Blas.gemm: a must be a 2-D StridedView of device memory, got DeviceBuffer \(a DeviceBuffer has no shape/,
+      TypeError,
+    ],
     ['a host array', () => blas.gemm(new Float32Array(4) as never, view(2, 2), view(2, 2)), /a host array: copy it to the GPU first/, TypeError],
-    ['a 1-D view', () => blas.gemm(StridedView.of(buffer(64), { dtype: 'f32', shape: [4] }), view(2, 2), view(2, 2)), /Blas.gemm: a must be 2-D \[rows, cols\], got shape \[4\]/, RangeError],
-    ['inner dimensions', () => blas.gemm(view(3, 4), view(5, 2), view(3, 2)), /Blas.gemm: op\(a\) is 3×4 and op\(b\) is 5×2: the inner dimensions differ/, RangeError],
+    [
+      'a 1-D view',
+      () => blas.gemm(StridedView.of(buffer(64), { dtype: 'f32', shape: [4] }), view(2, 2), view(2, 2)),
+      /Blas.gemm: a must be 2-D \[rows, cols\], got shape \[4\]/,
+      RangeError,
+    ],
+    [
+      'inner dimensions',
+      () => blas.gemm(view(3, 4), view(5, 2), view(3, 2)),
+      /Blas.gemm: op\(a\) is 3×4 and op\(b\) is 5×2: the inner dimensions differ/,
+      RangeError,
+    ],
     ['output shape', () => blas.gemm(view(3, 4), view(4, 2), view(2, 3)), /Blas.gemm: c is 2×3 but op\(a\)·op\(b\) is 3×2/, RangeError],
     ['dtype mismatch a/b', () => blas.gemm(view(2, 2), view(2, 2, 'f64'), view(2, 2)), /Blas.gemm: a holds f32 and b f64: they must match/, TypeError],
     ['dtype mismatch c', () => blas.gemm(view(2, 2), view(2, 2), view(2, 2, 'f64')), /a and b hold f32, c f64: gemm takes one dtype/, TypeError],
-    ['no unit stride', () => blas.gemm(StridedView.of(buffer(256), { dtype: 'f32', shape: [2, 2], strides: [4, 2] }), view(2, 2), view(2, 2)), /a \(shape \[2,2\], strides \[4,2\]\) is neither row-major/, RangeError],
-    ['ld below the extent', () => blas.gemm(StridedView.of(buffer(256), { dtype: 'f32', shape: [3, 4], strides: [2, 1] }), view(4, 2), view(3, 2)), /neither row-major \(strides \[ld, 1\], ld ≥ cols\)/, RangeError],
-    ['transA', () => blas.gemm(view(2, 2), view(2, 2), view(2, 2), { transA: 'X' as never }), /Blas.gemm: transA must be 'N', 'T' or 'C', got string "X"/, TypeError],
+    [
+      'no unit stride',
+      () => blas.gemm(StridedView.of(buffer(256), { dtype: 'f32', shape: [2, 2], strides: [4, 2] }), view(2, 2), view(2, 2)),
+      /a \(shape \[2,2\], strides \[4,2\]\) is neither row-major/,
+      RangeError,
+    ],
+    [
+      'ld below the extent',
+      () => blas.gemm(StridedView.of(buffer(256), { dtype: 'f32', shape: [3, 4], strides: [2, 1] }), view(4, 2), view(3, 2)),
+      /neither row-major \(strides \[ld, 1\], ld ≥ cols\)/,
+      RangeError,
+    ],
+    [
+      'transA',
+      () => blas.gemm(view(2, 2), view(2, 2), view(2, 2), { transA: 'X' as never }),
+      /Blas.gemm: transA must be 'N', 'T' or 'C', got string "X"/,
+      TypeError,
+    ],
     ['unknown option', () => blas.gemm(view(2, 2), view(2, 2), view(2, 2), { tranA: 'T' } as never), /Blas.gemm: unknown option 'tranA'/, TypeError],
     ['alpha', () => blas.gemm(view(2, 2), view(2, 2), view(2, 2), { alpha: '1' as never }), /Blas.gemm: alpha must be a number, got string/, TypeError],
-    ['complex beta', () => blas.gemm(view(2, 2, 'c64'), view(2, 2, 'c64'), view(2, 2, 'c64'), { beta: { re: 1 } as never }), /Blas.gemm: beta must be a number or a complex/, TypeError],
-    ['conjugate across orders', () => blas.gemm(view(2, 2, 'c64', 'col'), view(2, 2, 'c64'), view(2, 2, 'c64'), { transA: 'C' }), /a conjugate transpose of a needs a in the same storage order as the output \(row-major\)/, RangeError],
-    ['read-only c', () => blas.gemm(view(2, 2), view(2, 2), StridedView.of(buffer(64), { dtype: 'f32', shape: [2, 2], readOnly: true })), /Blas.gemm: c is a read-only view/, TypeError],
+    [
+      'complex beta',
+      () => blas.gemm(view(2, 2, 'c64'), view(2, 2, 'c64'), view(2, 2, 'c64'), { beta: { re: 1 } as never }),
+      /Blas.gemm: beta must be a number or a complex/,
+      TypeError,
+    ],
+    [
+      'conjugate across orders',
+      () => blas.gemm(view(2, 2, 'c64', 'col'), view(2, 2, 'c64'), view(2, 2, 'c64'), { transA: 'C' }),
+      /a conjugate transpose of a needs a in the same storage order as the output \(row-major\)/,
+      RangeError,
+    ],
+    [
+      'read-only c',
+      () => blas.gemm(view(2, 2), view(2, 2), StridedView.of(buffer(64), { dtype: 'f32', shape: [2, 2], readOnly: true })),
+      /Blas.gemm: c is a read-only view/,
+      TypeError,
+    ],
     ['i8 operands', () => blas.gemm(view(2, 2, 'i8'), view(2, 2, 'i8'), view(2, 2, 'i8')), /Blas.gemm: no GEMM of i8/, TypeError],
-    ['another context', () => blas.gemm(matrix(DeviceBuffer.wrap(0x7f9000000000, 64, { context: driverlessContext(0x999) }), { dtype: 'f32', rows: 2, cols: 2 }), view(2, 2), view(2, 2)), /Blas.gemm: a belongs to/, TypeError],
+    [
+      'another context',
+      () =>
+        blas.gemm(
+          matrix(DeviceBuffer.wrap(0x7f9000000000, 64, { context: driverlessContext(0x999) }), { dtype: 'f32', rows: 2, cols: 2 }),
+          view(2, 2),
+          view(2, 2),
+        ),
+      /Blas.gemm: a belongs to/,
+      TypeError,
+    ],
   ];
   test.each(cases)('%s', (_name, fn, message, type) => {
     expect(fn).toThrow(type);
@@ -207,9 +269,13 @@ describe('Blas.gemmEx', () => {
     expect(last()[1][6]).toBeInstanceOf(Uint16Array);
   });
   test('refuses combinations cuBLAS does not take', () => {
-    expect(() => blas.gemmEx(view(2, 2, 'f16'), view(2, 2, 'f16'), view(2, 2, 'f32'), { computeType: '16F' })).toThrow(/Blas.gemmEx: computeType 16F takes a\/b → c of f16 → f16; got f16 → f32/);
+    expect(() => blas.gemmEx(view(2, 2, 'f16'), view(2, 2, 'f16'), view(2, 2, 'f32'), { computeType: '16F' })).toThrow(
+      /Blas.gemmEx: computeType 16F takes a\/b → c of f16 → f16; got f16 → f32/,
+    );
     expect(() => blas.gemmEx(view(2, 2, 'f64'), view(2, 2, 'f64'), view(2, 2, 'f32'))).toThrow(/computeType 64F takes .*got f64 → f32/);
-    expect(() => blas.gemmEx(view(2, 2, 'f16'), view(2, 2, 'f16'), view(2, 2), { computeType: '32F_FAST_TF32' })).toThrow(/32F_FAST_TF32 takes a\/b → c of f32 → f32, c64 → c64/);
+    expect(() => blas.gemmEx(view(2, 2, 'f16'), view(2, 2, 'f16'), view(2, 2), { computeType: '32F_FAST_TF32' })).toThrow(
+      /32F_FAST_TF32 takes a\/b → c of f32 → f32, c64 → c64/,
+    );
     expect(() => blas.gemmEx(view(2, 2), view(2, 2), view(2, 2), { computeType: 'F32' as never })).toThrow(/Blas.gemmEx: computeType must be one of 16F/);
     expect(() => blas.gemmEx(view(2, 2), view(2, 2), view(2, 2), { algo: 1.5 })).toThrow(/Blas.gemmEx: algo must be a cublasGemmAlgo_t/);
     expect(() => blas.gemmEx(view(2, 2, 'i8'), view(2, 2, 'i8'), view(2, 2, 'i32'), { alpha: 1.5 })).toThrow(RangeError);
@@ -221,7 +287,9 @@ describe('Blas.gemmEx', () => {
     expect(() => blas.gemmEx(view(8, 8, 'i8', 'col'), view(8, 8, 'i8', 'col'), view(8, 8, 'i32', 'col'))).toThrow(/would be NN/);
     expect(() => blas.gemmEx(view(8, 8, 'i8', 'col'), view(8, 8, 'i8', 'row'), view(8, 8, 'i32', 'col'))).toThrow(/would be NT/);
     expect(() => blas.gemmEx(view(8, 8, 'i8'), view(8, 8, 'i8', 'col'), view(8, 8, 'i32'), { transA: 'T' })).toThrow(/would be TT/);
-    expect(() => blas.gemmEx(view(8, 6, 'i8'), view(6, 8, 'i8', 'col'), view(8, 8, 'i32'))).toThrow(/Blas.gemmEx: .*needs the ld of b to be a multiple of 4, got 6/);
+    expect(() => blas.gemmEx(view(8, 6, 'i8'), view(6, 8, 'i8', 'col'), view(8, 8, 'i32'))).toThrow(
+      /Blas.gemmEx: .*needs the ld of b to be a multiple of 4, got 6/,
+    );
     expect(() => blas.gemmEx(view(6, 8, 'i8'), view(8, 8, 'i8', 'col'), view(6, 8, 'i32', 'col'))).toThrow(/needs the ld of c to be a multiple of 4, got 6/);
     const a = matrix(buffer(256), { dtype: 'i8', rows: 8, cols: 8, byteOffset: 2 });
     expect(() => blas.gemmEx(a, view(8, 8, 'i8', 'col'), view(8, 8, 'i32'))).toThrow(/needs a to be a multiple of 4 bytes/);
@@ -258,14 +326,20 @@ describe('batches', () => {
   });
   test('strided-batched refusals', () => {
     expect(() => blas.gemmStridedBatched(batched(4, 3, 4), batched(5, 4, 2), batched(5, 3, 2))).toThrow(/Blas.gemmStridedBatched: a holds 4 matrices, c 5/);
-    expect(() => blas.gemmStridedBatched(batched(2, 3, 4), batched(2, 4, 2), StridedView.of(buffer(64), { dtype: 'f32', shape: [2, 3, 2], strides: [0, 2, 1] }))).toThrow(/c has batch stride 0/);
+    expect(() =>
+      blas.gemmStridedBatched(batched(2, 3, 4), batched(2, 4, 2), StridedView.of(buffer(64), { dtype: 'f32', shape: [2, 3, 2], strides: [0, 2, 1] })),
+    ).toThrow(/c has batch stride 0/);
     expect(() => blas.gemmStridedBatched(batched(2, 3, 4), batched(2, 4, 2), batched(2, 3, 2, 'f64'))).toThrow(/computeType 32F takes/);
     expect(calls).toEqual([]);
   });
   test('batched: pointer arrays uploaded in stream order, uniform layouts checked', () => {
-    expect(() => blas.gemmBatched([view(2, 3)], [view(3, 2), view(3, 2)], [view(2, 2)])).toThrow(/Blas.gemmBatched: a, b and c must hold as many matrices \(got 1, 2, 1\)/);
+    expect(() => blas.gemmBatched([view(2, 3)], [view(3, 2), view(3, 2)], [view(2, 2)])).toThrow(
+      /Blas.gemmBatched: a, b and c must hold as many matrices \(got 1, 2, 1\)/,
+    );
     expect(() => blas.gemmBatched(view(2, 2) as never, [], [])).toThrow(/Blas.gemmBatched: a must be an array of 2-D StridedViews/);
-    expect(() => blas.gemmBatched([view(2, 3), view(2, 3, 'f32', 'row', 4)], [view(3, 2), view(3, 2)], [view(2, 2), view(2, 2)])).toThrow(/Blas.gemmBatched: a\[1\] is f32 2×3 row-major with ld 4; the first is f32 2×3 row-major with ld 3/);
+    expect(() => blas.gemmBatched([view(2, 3), view(2, 3, 'f32', 'row', 4)], [view(3, 2), view(3, 2)], [view(2, 2), view(2, 2)])).toThrow(
+      /Blas.gemmBatched: a\[1\] is f32 2×3 row-major with ld 4; the first is f32 2×3 row-major with ld 3/,
+    );
     expect(calls).toEqual([]);
     expect(blas.gemmBatched([], [], [])).toBe(blas);
     expect(calls).toEqual([]);
@@ -304,13 +378,19 @@ describe('level 1 and 2', () => {
     expect(() => blas.axpy(1, vec(3), vec(3, 'f64'))).toThrow(/Blas.axpy: y holds f64, expected f32/);
     expect(() => blas.axpy(1, vec(3), vec(3), { dtype: 'f16' as never })).toThrow(/Blas.axpy: dtype must be one of f32, f64, c64, c128/);
     expect(() => blas.axpy(1, view(2, 2), vec(3))).toThrow(/Blas.axpy: x must be a 1-D view/);
-    expect(() => blas.scal(1, StridedView.of(buffer(64), { dtype: 'f32', shape: [3], strides: [0] }))).toThrow(/Blas.scal: x must have a positive stride, got 0/);
+    expect(() => blas.scal(1, StridedView.of(buffer(64), { dtype: 'f32', shape: [3], strides: [0] }))).toThrow(
+      /Blas.scal: x must have a positive stride, got 0/,
+    );
     expect(() => blas.dot(vec(3), vec(3), { conjugate: 1 as never })).toThrow(/Blas.dot: conjugate must be a boolean/);
-    expect(() => blas.dotInto(vec(3), vec(3), StridedView.of(buffer(8), { dtype: 'f32', shape: [0] }))).toThrow(/Blas.dotInto: result must hold at least one f32 element/);
+    expect(() => blas.dotInto(vec(3), vec(3), StridedView.of(buffer(8), { dtype: 'f32', shape: [0] }))).toThrow(
+      /Blas.dotInto: result must hold at least one f32 element/,
+    );
     expect(() => blas.nrm2Into(vec(3, 'c64'), vec(1, 'c64'))).toThrow(/Blas.nrm2Into: result holds c64, expected f32/);
     expect(() => blas.gemv(view(3, 5), vec(3), vec(3))).toThrow(/Blas.gemv: op\(a\) is 3×5 but x holds 3 elements/);
     expect(() => blas.gemv(view(3, 5), vec(5), vec(5))).toThrow(/Blas.gemv: op\(a\) is 3×5 but y holds 5 elements/);
-    expect(() => blas.gemv(view(3, 5, 'c64', 'row'), vec(3, 'c64'), vec(5, 'c64'), { trans: 'C' })).toThrow(/a conjugate transpose of a needs a in the same storage order/);
+    expect(() => blas.gemv(view(3, 5, 'c64', 'row'), vec(3, 'c64'), vec(5, 'c64'), { trans: 'C' })).toThrow(
+      /a conjugate transpose of a needs a in the same storage order/,
+    );
     expect(() => blas.gemv(view(3, 5, 'f16'), vec(5), vec(3))).toThrow(/Blas.gemv: a dtype must be one of f32, f64, c64, c128, got 'f16'/);
     expect(calls).toEqual([]);
   });

@@ -9,7 +9,14 @@ import { Stream } from '../../src/stream';
 import { ClosedObjectError } from '../../src/errors';
 import { Cudnn, algorithmPerf } from '../../src/math/cudnn';
 import { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDescriptor, channelsLastStrides } from '../../src/math/cudnn-descriptors';
-import { CONVOLUTION_FWD_ALGORITHMS, CUDNN_ACTIVATION_MODE, CUDNN_CONVOLUTION_MODE, CUDNN_DATA_TYPE, CUDNN_FORMAT, CUDNN_MATH_TYPE } from '../../src/math/cudnn-api';
+import {
+  CONVOLUTION_FWD_ALGORITHMS,
+  CUDNN_ACTIVATION_MODE,
+  CUDNN_CONVOLUTION_MODE,
+  CUDNN_DATA_TYPE,
+  CUDNN_FORMAT,
+  CUDNN_MATH_TYPE,
+} from '../../src/math/cudnn-api';
 
 type Perf = { algo: number; status: number; time: number; memory: number; determinism: number; mathType: number; reserved: number[] };
 const perf = (algo: number, memory = 0, mathType = 0, status = 0): Perf => ({ algo, status, time: -1, memory, determinism: 1, mathType, reserved: [0, 0, 0] });
@@ -22,17 +29,19 @@ const fake = {
 };
 let nextHandle = 0x1000;
 const fakeCudnn = new Proxy({} as Record<string, unknown>, {
-  get: (_t, name: string) => (...args: unknown[]) => {
-    calls.push([name, args]);
-    if (name === 'cudnnCreate' || /^cudnnCreate.*Descriptor$/.test(name)) return nextHandle++;
-    if (name === 'cudnnGetConvolutionForwardAlgorithmMaxCount') return 8;
-    if (name === 'cudnnGetConvolutionForwardAlgorithm_v7') return fake.heuristics;
-    if (name === 'cudnnFindConvolutionForwardAlgorithm') return fake.found;
-    if (name === 'cudnnGetConvolutionForwardWorkspaceSize') return fake.workspace;
-    if (name === 'cudnnGetVersion') return 91900;
-    if (name === 'cudnnGetConvolutionNdForwardOutputDim') (args[4] as Int32Array).set([1, 2, 3, 4]);
-    return undefined;
-  },
+  get:
+    (_t, name: string) =>
+    (...args: unknown[]) => {
+      calls.push([name, args]);
+      if (name === 'cudnnCreate' || /^cudnnCreate.*Descriptor$/.test(name)) return nextHandle++;
+      if (name === 'cudnnGetConvolutionForwardAlgorithmMaxCount') return 8;
+      if (name === 'cudnnGetConvolutionForwardAlgorithm_v7') return fake.heuristics;
+      if (name === 'cudnnFindConvolutionForwardAlgorithm') return fake.found;
+      if (name === 'cudnnGetConvolutionForwardWorkspaceSize') return fake.workspace;
+      if (name === 'cudnnGetVersion') return 91900;
+      if (name === 'cudnnGetConvolutionNdForwardOutputDim') (args[4] as Int32Array).set([1, 2, 3, 4]);
+      return undefined;
+    },
 });
 const loadCudnn = jest.fn(() => fakeCudnn);
 jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releases'), loadCudnn: () => loadCudnn() }));
@@ -51,12 +60,25 @@ const callOf = (name: string): unknown[] => calls.filter(([n]) => n === name).at
 describe('cuDNN enum codes', () => {
   test('equal the generated enums', () => {
     const T = jest.requireActual('../../generated/13.0/cudnn/types');
-    expect(CUDNN_DATA_TYPE).toEqual({ f32: T.cudnnDataType_t.CUDNN_DATA_FLOAT, f64: T.cudnnDataType_t.CUDNN_DATA_DOUBLE, f16: T.cudnnDataType_t.CUDNN_DATA_HALF });
+    expect(CUDNN_DATA_TYPE).toEqual({
+      f32: T.cudnnDataType_t.CUDNN_DATA_FLOAT,
+      f64: T.cudnnDataType_t.CUDNN_DATA_DOUBLE,
+      f16: T.cudnnDataType_t.CUDNN_DATA_HALF,
+    });
     expect(CUDNN_FORMAT).toEqual({ NCHW: T.cudnnTensorFormat_t.CUDNN_TENSOR_NCHW, NHWC: T.cudnnTensorFormat_t.CUDNN_TENSOR_NHWC });
-    expect(CUDNN_MATH_TYPE).toEqual({ default: T.cudnnMathType_t.CUDNN_DEFAULT_MATH, tensorOp: T.cudnnMathType_t.CUDNN_TENSOR_OP_MATH, tensorOpAllowConversion: T.cudnnMathType_t.CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, fma: T.cudnnMathType_t.CUDNN_FMA_MATH });
-    expect(CUDNN_CONVOLUTION_MODE).toEqual({ convolution: T.cudnnConvolutionMode_t.CUDNN_CONVOLUTION, crossCorrelation: T.cudnnConvolutionMode_t.CUDNN_CROSS_CORRELATION });
+    expect(CUDNN_MATH_TYPE).toEqual({
+      default: T.cudnnMathType_t.CUDNN_DEFAULT_MATH,
+      tensorOp: T.cudnnMathType_t.CUDNN_TENSOR_OP_MATH,
+      tensorOpAllowConversion: T.cudnnMathType_t.CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION,
+      fma: T.cudnnMathType_t.CUDNN_FMA_MATH,
+    });
+    expect(CUDNN_CONVOLUTION_MODE).toEqual({
+      convolution: T.cudnnConvolutionMode_t.CUDNN_CONVOLUTION,
+      crossCorrelation: T.cudnnConvolutionMode_t.CUDNN_CROSS_CORRELATION,
+    });
     const acts = { sigmoid: 'SIGMOID', relu: 'RELU', tanh: 'TANH', clippedRelu: 'CLIPPED_RELU', elu: 'ELU', swish: 'SWISH' };
-    for (const [mode, c] of Object.entries(acts)) expect(CUDNN_ACTIVATION_MODE[mode as keyof typeof acts]).toBe(T.cudnnActivationMode_t[`CUDNN_ACTIVATION_${c}`]);
+    for (const [mode, c] of Object.entries(acts))
+      expect(CUDNN_ACTIVATION_MODE[mode as keyof typeof acts]).toBe(T.cudnnActivationMode_t[`CUDNN_ACTIVATION_${c}`]);
     CONVOLUTION_FWD_ALGORITHMS.forEach((name, i) => {
       const c = name.replace(/([A-Z])/g, '_$1').toUpperCase();
       expect(T.cudnnConvolutionFwdAlgo_t[`CUDNN_CONVOLUTION_FWD_ALGO_${c}`]).toBe(i);
@@ -76,7 +98,9 @@ describe('descriptors (no cuDNN until a call)', () => {
     expect(channelsLastStrides([1, 4, 2, 3, 5])).toEqual([120, 1, 60, 20, 4]);
     const padded = new TensorDescriptor({ dtype: 'f64', shape: [2, 3], strides: [10, 2] });
     expect(padded.extent).toBe(15);
-    expect(() => new TensorDescriptor({ dtype: 'i32' as never, shape: [1, 1, 1, 1] })).toThrow(/^TensorDescriptor: dtype must be one of f16, f32, f64, got 'i32'/);
+    expect(() => new TensorDescriptor({ dtype: 'i32' as never, shape: [1, 1, 1, 1] })).toThrow(
+      /^TensorDescriptor: dtype must be one of f16, f32, f64, got 'i32'/,
+    );
     expect(() => new TensorDescriptor({ dtype: 'f32', shape: [1, 0, 2, 2] })).toThrow(/^TensorDescriptor: shape\[1\] must be an integer in \[1, /);
     expect(() => new TensorDescriptor({ dtype: 'f32', shape: new Array(9).fill(1) })).toThrow(/shape must have 1 to 8 entries, got 9/);
     expect(() => new TensorDescriptor({ dtype: 'f32', shape: [1, 2], strides: [1] })).toThrow(/strides must have 2 entries, got 1/);
@@ -87,13 +111,15 @@ describe('descriptors (no cuDNN until a call)', () => {
     expect(loadCudnn).not.toHaveBeenCalled();
   });
 
-  test('TensorDescriptor.of and FilterDescriptor.of take a view\'s dtype, shape and layout', () => {
+  test("TensorDescriptor.of and FilterDescriptor.of take a view's dtype, shape and layout", () => {
     const b = buffer(4096);
     const v = StridedView.of(b, { dtype: 'f32', shape: [1, 2, 3, 4], strides: channelsLastStrides([1, 2, 3, 4]) });
     expect(TensorDescriptor.of(v).strides).toEqual([24, 1, 8, 2]);
     expect(FilterDescriptor.of(v).layout).toBe('NHWC');
     expect(FilterDescriptor.of(StridedView.of(b, { dtype: 'f64', shape: [4, 2, 3, 3] })).layout).toBe('NCHW');
-    expect(() => FilterDescriptor.of(StridedView.of(b, { dtype: 'f32', shape: [2, 2, 2, 2], strides: [16, 8, 1, 2] }))).toThrow(/^FilterDescriptor.of: a filter is packed NCHW or NHWC/);
+    expect(() => FilterDescriptor.of(StridedView.of(b, { dtype: 'f32', shape: [2, 2, 2, 2], strides: [16, 8, 1, 2] }))).toThrow(
+      /^FilterDescriptor.of: a filter is packed NCHW or NHWC/,
+    );
     expect(() => TensorDescriptor.of(new Float32Array(4) as never)).toThrow(/^TensorDescriptor.of: view must be a StridedView, got Float32Array/);
     expect(() => TensorDescriptor.of(StridedView.of(b, { dtype: 'i8', shape: [4] }))).toThrow(/dtype must be one of f16, f32, f64, got 'i8'/);
     expect(loadCudnn).not.toHaveBeenCalled();
@@ -106,11 +132,24 @@ describe('descriptors (no cuDNN until a call)', () => {
     const w = new FilterDescriptor({ dtype: 'f32', shape: [6, 2, 3, 3] });
     // H: (11 + 2 - 3) / 2 + 1 = 6; W: (13 + 4 - (3·2 + 1)) / 2 + 1 = 6
     expect(conv.outputShape(x, w)).toEqual([3, 6, 6, 6]);
-    expect(new ConvolutionDescriptor().outputShape(new TensorDescriptor({ dtype: 'f64', shape: [1, 1, 4, 5, 6] }), new FilterDescriptor({ dtype: 'f64', shape: [2, 1, 2, 3, 4] }))).toEqual([1, 2, 3, 3, 3]);
-    expect(() => conv.outputShape(x, new FilterDescriptor({ dtype: 'f32', shape: [5, 2, 3, 3] }))).toThrow(/groups 2 must divide the input channels 4 and the output channels 5/);
-    expect(() => conv.outputShape(x, new FilterDescriptor({ dtype: 'f32', shape: [6, 4, 3, 3] }))).toThrow(/w has 4 channels per group, x 4 channels in 2 group\(s\) \(2 each\)/);
-    expect(() => conv.outputShape(new TensorDescriptor({ dtype: 'f32', shape: [1, 4, 2, 2] }), new FilterDescriptor({ dtype: 'f32', shape: [2, 2, 5, 5] }))).toThrow(/spatial dimension 0: the dilated filter spans 5, more than the padded input 4/);
-    expect(() => conv.outputShape(new TensorDescriptor({ dtype: 'f32', shape: [1, 4, 2, 2, 2] }), new FilterDescriptor({ dtype: 'f32', shape: [2, 2, 1, 1, 1] }))).toThrow(/the convolution has 2 spatial dimensions, x 3/);
+    expect(
+      new ConvolutionDescriptor().outputShape(
+        new TensorDescriptor({ dtype: 'f64', shape: [1, 1, 4, 5, 6] }),
+        new FilterDescriptor({ dtype: 'f64', shape: [2, 1, 2, 3, 4] }),
+      ),
+    ).toEqual([1, 2, 3, 3, 3]);
+    expect(() => conv.outputShape(x, new FilterDescriptor({ dtype: 'f32', shape: [5, 2, 3, 3] }))).toThrow(
+      /groups 2 must divide the input channels 4 and the output channels 5/,
+    );
+    expect(() => conv.outputShape(x, new FilterDescriptor({ dtype: 'f32', shape: [6, 4, 3, 3] }))).toThrow(
+      /w has 4 channels per group, x 4 channels in 2 group\(s\) \(2 each\)/,
+    );
+    expect(() =>
+      conv.outputShape(new TensorDescriptor({ dtype: 'f32', shape: [1, 4, 2, 2] }), new FilterDescriptor({ dtype: 'f32', shape: [2, 2, 5, 5] })),
+    ).toThrow(/spatial dimension 0: the dilated filter spans 5, more than the padded input 4/);
+    expect(() =>
+      conv.outputShape(new TensorDescriptor({ dtype: 'f32', shape: [1, 4, 2, 2, 2] }), new FilterDescriptor({ dtype: 'f32', shape: [2, 2, 1, 1, 1] })),
+    ).toThrow(/the convolution has 2 spatial dimensions, x 3/);
     expect(() => new ConvolutionDescriptor({ padding: [1, 1], stride: [1, 1, 1] })).toThrow(/name different numbers of spatial dimensions/);
     expect(() => new ConvolutionDescriptor({ stride: 0 })).toThrow(/^ConvolutionDescriptor: stride must be an integer ≥ 1, got 0/);
     expect(() => new ConvolutionDescriptor({ padding: -1 })).toThrow(RangeError);
@@ -128,7 +167,9 @@ describe('descriptors (no cuDNN until a call)', () => {
     expect(new ActivationDescriptor('swish', { beta: 2 }).coef).toBe(2);
     expect(new ActivationDescriptor('clippedRelu', { ceiling: 6 }).coef).toBe(6);
     expect(() => new ActivationDescriptor('clippedRelu')).toThrow(/clippedRelu needs the ceiling option/);
-    expect(() => new ActivationDescriptor('identity' as never)).toThrow(/^ActivationDescriptor: mode must be one of sigmoid, relu, tanh, clippedRelu, elu, swish, got 'identity'/);
+    expect(() => new ActivationDescriptor('identity' as never)).toThrow(
+      /^ActivationDescriptor: mode must be one of sigmoid, relu, tanh, clippedRelu, elu, swish, got 'identity'/,
+    );
     expect(() => new ActivationDescriptor('relu', { alpha: 1 })).toThrow(/option 'alpha' does not apply to relu/);
     expect(() => new ActivationDescriptor('elu', { alpha: NaN })).toThrow(/alpha must be a finite number/);
     expect(() => new ActivationDescriptor('relu', { propagateNan: 1 as never })).toThrow(/propagateNan must be a boolean/);
@@ -173,14 +214,41 @@ describe('Cudnn', () => {
     const y64 = new TensorDescriptor({ dtype: 'f64', shape: [2, 4, 5, 5] });
     bad(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, y64, y), /^Cudnn.convolutionForward: x, w and y must have one dtype, got f32, f32, f64/);
     const yWrong = new TensorDescriptor({ dtype: 'f32', shape: [2, 4, 3, 3] });
-    bad(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yWrong, y), /^Cudnn.convolutionForward: y has shape \[2,4,3,3\], the convolution gives \[2,4,5,5\]/);
+    bad(
+      () => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yWrong, y),
+      /^Cudnn.convolutionForward: y has shape \[2,4,3,3\], the convolution gives \[2,4,5,5\]/,
+    );
     bad(() => dnn.convolutionForward(new ConvolutionDescriptor({ computeType: 'f64' }), xDesc, x, wDesc, w, yDesc, y), /computeType f64 does not fit f32 data/);
-    bad(() => dnn.convolutionForward(conv, xDesc, new Float32Array(150) as never, wDesc, w, yDesc, y), /^Cudnn.convolutionForward: x must be a DeviceBuffer or a StridedView of device memory, got Float32Array.*copy it to the GPU first/);
-    bad(() => dnn.convolutionForward(conv, xDesc, buffer(100), wDesc, w, yDesc, y), /^Cudnn.convolutionForward: x needs 150 f32 elements \(600 bytes\) from byte 0, but its buffer holds 100 bytes/);
-    bad(() => dnn.convolutionForward(conv, xDesc, StridedView.of(x, { dtype: 'f32', shape: [2, 3, 5, 5], strides: channelsLastStrides([2, 3, 5, 5]) }), wDesc, w, yDesc, y), /x is a view of shape \[2,3,5,5\] with strides \[75,1,15,3\], its descriptor says shape \[2,3,5,5\] with strides \[75,25,5,1\]/);
-    bad(() => dnn.convolutionForward(conv, xDesc, StridedView.of(buffer(2048), { dtype: 'f64', shape: [2, 3, 5, 5] }), wDesc, w, yDesc, y), /x holds f64, expected f32/);
+    bad(
+      () => dnn.convolutionForward(conv, xDesc, new Float32Array(150) as never, wDesc, w, yDesc, y),
+      /^Cudnn.convolutionForward: x must be a DeviceBuffer or a StridedView of device memory, got Float32Array.*copy it to the GPU first/,
+    );
+    bad(
+      () => dnn.convolutionForward(conv, xDesc, buffer(100), wDesc, w, yDesc, y),
+      /^Cudnn.convolutionForward: x needs 150 f32 elements \(600 bytes\) from byte 0, but its buffer holds 100 bytes/,
+    );
+    bad(
+      () =>
+        dnn.convolutionForward(
+          conv,
+          xDesc,
+          StridedView.of(x, { dtype: 'f32', shape: [2, 3, 5, 5], strides: channelsLastStrides([2, 3, 5, 5]) }),
+          wDesc,
+          w,
+          yDesc,
+          y,
+        ),
+      /x is a view of shape \[2,3,5,5\] with strides \[75,1,15,3\], its descriptor says shape \[2,3,5,5\] with strides \[75,25,5,1\]/,
+    );
+    bad(
+      () => dnn.convolutionForward(conv, xDesc, StridedView.of(buffer(2048), { dtype: 'f64', shape: [2, 3, 5, 5] }), wDesc, w, yDesc, y),
+      /x holds f64, expected f32/,
+    );
     bad(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { alpha: '1' as never }), /alpha must be a number, got string/);
-    bad(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { algorithm: 'fastest' as never }), /algorithm must be 'heuristic', 'find' or one of implicitGemm/);
+    bad(
+      () => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { algorithm: 'fastest' as never }),
+      /algorithm must be 'heuristic', 'find' or one of implicitGemm/,
+    );
     bad(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { workspaceLimit: -1 }), RangeError);
     bad(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { workSpaceLimit: 1 } as never), /unknown option 'workSpaceLimit'/);
     const other = DeviceBuffer.wrap(0x7e0000000000, 4096, { context: driverlessContext(0x999) });
@@ -191,14 +259,31 @@ describe('Cudnn', () => {
   test('a convolution: natives made once, heuristic plan chosen once, f32 scalars boxed, addresses passed', () => {
     dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { alpha: 2, beta: 0.5 });
     expect(names()).toEqual([
-      'cudnnCreateConvolutionDescriptor', 'cudnnSetConvolutionNdDescriptor', 'cudnnSetConvolutionMathType',
-      'cudnnCreateTensorDescriptor', 'cudnnSetTensorNdDescriptor', 'cudnnCreateFilterDescriptor', 'cudnnSetFilterNdDescriptor',
-      'cudnnCreateTensorDescriptor', 'cudnnSetTensorNdDescriptor',
-      'cudnnGetConvolutionForwardAlgorithmMaxCount', 'cudnnGetConvolutionForwardAlgorithm_v7', 'cudnnGetConvolutionForwardWorkspaceSize', 'cudnnConvolutionForward',
+      'cudnnCreateConvolutionDescriptor',
+      'cudnnSetConvolutionNdDescriptor',
+      'cudnnSetConvolutionMathType',
+      'cudnnCreateTensorDescriptor',
+      'cudnnSetTensorNdDescriptor',
+      'cudnnCreateFilterDescriptor',
+      'cudnnSetFilterNdDescriptor',
+      'cudnnCreateTensorDescriptor',
+      'cudnnSetTensorNdDescriptor',
+      'cudnnGetConvolutionForwardAlgorithmMaxCount',
+      'cudnnGetConvolutionForwardAlgorithm_v7',
+      'cudnnGetConvolutionForwardWorkspaceSize',
+      'cudnnConvolutionForward',
     ]);
     const [, dt, nd, dims, strides] = callOf('cudnnSetTensorNdDescriptor') as [number, number, number, Int32Array, Int32Array];
     expect([dt, nd, [...dims], [...strides]]).toEqual([0, 4, [2, 4, 5, 5], [100, 25, 5, 1]]);
-    const [, , pad, str, dil, mode, compute] = callOf('cudnnSetConvolutionNdDescriptor') as [number, number, Int32Array, Int32Array, Int32Array, number, number];
+    const [, , pad, str, dil, mode, compute] = callOf('cudnnSetConvolutionNdDescriptor') as [
+      number,
+      number,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      number,
+      number,
+    ];
     expect([[...pad], [...str], [...dil], mode, compute]).toEqual([[1, 1], [1, 1], [1, 1], 1, 0]);
     const args = callOf('cudnnConvolutionForward');
     expect(args[0]).toBe(dnn.handle);
@@ -211,7 +296,9 @@ describe('Cudnn', () => {
     expect(names()).toEqual(['cudnnConvolutionForward']); // plan and natives kept
     expect((callOf('cudnnConvolutionForward')[1] as Float32Array)[0]).toBe(1);
     // the last call's checks are reused only for the very same descriptors
-    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, new TensorDescriptor({ dtype: 'f32', shape: [2, 4, 5, 4] }), y)).toThrow(/y has shape \[2,4,5,4\]/);
+    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, new TensorDescriptor({ dtype: 'f32', shape: [2, 4, 5, 4] }), y)).toThrow(
+      /y has shape \[2,4,5,4\]/,
+    );
     expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, buffer(16))).toThrow(/y needs 200 f32 elements/);
   });
 
@@ -240,15 +327,31 @@ describe('Cudnn', () => {
     expect(callOf('cudnnConvolutionForward')[7]).toBe(6); // winograd, first found
     expect(callOf('cudnnSetConvolutionMathType')[1]).toBe(1);
     fake.heuristics = [perf(7, 1 << 30)];
-    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { workspaceLimit: 1024 })).toThrow(/every algorithm cuDNN offers needs more workspace than the limit of 1024 bytes \(the least: 1073741824 bytes\)/);
+    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { workspaceLimit: 1024 })).toThrow(
+      /every algorithm cuDNN offers needs more workspace than the limit of 1024 bytes \(the least: 1073741824 bytes\)/,
+    );
     fake.heuristics = [perf(0, 0, 0, 9)];
-    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { workspaceLimit: 2048 })).toThrow(/cuDNN offers no forward algorithm for this convolution \(statuses implicitGemm 9\)/);
+    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y, { workspaceLimit: 2048 })).toThrow(
+      /cuDNN offers no forward algorithm for this convolution \(statuses implicitGemm 9\)/,
+    );
   });
 
   test('convolutionAlgorithms ranks; convolutionOutputShape asks cuDNN', () => {
     expect(dnn.convolutionAlgorithms(conv, xDesc, wDesc, yDesc).map((p) => p.algorithm)).toEqual(['implicitPrecompGemm', 'implicitGemm']);
-    expect(dnn.convolutionAlgorithms(conv, xDesc, wDesc, yDesc, { find: true })[0]).toEqual({ algorithm: 'winograd', status: 0, time: -1, memory: 0, deterministic: true, mathType: 'tensorOp' });
-    expect(algorithmPerf({ ...perf(5, 2 ** 40, 2), determinism: 0 })).toMatchObject({ algorithm: 'fftTiling', memory: 2 ** 40, deterministic: false, mathType: 'tensorOpAllowConversion' });
+    expect(dnn.convolutionAlgorithms(conv, xDesc, wDesc, yDesc, { find: true })[0]).toEqual({
+      algorithm: 'winograd',
+      status: 0,
+      time: -1,
+      memory: 0,
+      deterministic: true,
+      mathType: 'tensorOp',
+    });
+    expect(algorithmPerf({ ...perf(5, 2 ** 40, 2), determinism: 0 })).toMatchObject({
+      algorithm: 'fftTiling',
+      memory: 2 ** 40,
+      deterministic: false,
+      mathType: 'tensorOpAllowConversion',
+    });
     expect(dnn.convolutionOutputShape(conv, xDesc, wDesc)).toEqual([1, 2, 3, 4]);
     expect(() => dnn.convolutionAlgorithms(conv, xDesc, wDesc, yDesc, { find: 'yes' } as never)).toThrow(/find must be a boolean/);
   });
@@ -263,7 +366,14 @@ describe('Cudnn', () => {
     expect(() => dnn.activationForward(act, t, buffer(16), t, buf)).toThrow(/x needs 16 f16 elements \(32 bytes\)/);
     expect(calls).toEqual([]);
     dnn.activationForward(act, t, buf, t, buf, { alpha: 3 });
-    expect(names()).toEqual(['cudnnCreateActivationDescriptor', 'cudnnSetActivationDescriptor', 'cudnnSetActivationDescriptorSwishBeta', 'cudnnCreateTensorDescriptor', 'cudnnSetTensorNdDescriptor', 'cudnnActivationForward']);
+    expect(names()).toEqual([
+      'cudnnCreateActivationDescriptor',
+      'cudnnSetActivationDescriptor',
+      'cudnnSetActivationDescriptorSwishBeta',
+      'cudnnCreateTensorDescriptor',
+      'cudnnSetTensorNdDescriptor',
+      'cudnnActivationForward',
+    ]);
     expect(callOf('cudnnSetActivationDescriptor').slice(1)).toEqual([6, 0, 0]);
     expect(callOf('cudnnSetActivationDescriptorSwishBeta')[1]).toBe(1.5);
     const [, dt, nd, dims] = callOf('cudnnSetTensorNdDescriptor') as [number, number, number, Int32Array];

@@ -64,7 +64,9 @@ describe('layouts', () => {
   });
 
   test('a layout cuFFT cannot address is a RangeError naming the side', () => {
-    expect(() => cufftLayout('FftPlan.create', 'inputStrides', [1, 4, 5], [20, 7, 2])).toThrow(/FftPlan.create: inputStrides's stride 7 of transform axis 0 must be a whole multiple ≥ 5 of the next axis's stride 2/);
+    expect(() => cufftLayout('FftPlan.create', 'inputStrides', [1, 4, 5], [20, 7, 2])).toThrow(
+      /FftPlan.create: inputStrides's stride 7 of transform axis 0 must be a whole multiple ≥ 5 of the next axis's stride 2/,
+    );
     expect(() => cufftLayout('t', 'in', [1, 4, 5], [20, 4, 1])).toThrow(RangeError); // rows overlap
     expect(() => geometryFromSizes('FftPlan.create', 'c2c', 'single', [8], 2, [8, 0])).toThrow(/inputStrides\[1\] must be an integer ≥ 1, got 0/);
     expect(() => geometryFromSizes('FftPlan.create', 'c2c', 'single', [8], 2, [8])).toThrow(/inputStrides must be an array of 2 strides/);
@@ -80,13 +82,17 @@ describe('layouts', () => {
     expect(c).toMatchObject({ type: 'c2r', n: [97], batch: 2 });
     expect(() => geometryFromViews('FftPlan.like', view('f32', [8]), view('f32', [8]))).toThrow(/FftPlan.like: no cuFFT transform takes f32 to f32/);
     expect(() => geometryFromViews('FftPlan.like', view('c64', [8]), view('c128', [8]))).toThrow(TypeError);
-    expect(() => geometryFromViews('FftPlan.like', view('f32', [12, 35]), view('c64', [12, 35]))).toThrow(/output's transform axes are \[12,35\], expected \[12,18\]/);
+    expect(() => geometryFromViews('FftPlan.like', view('f32', [12, 35]), view('c64', [12, 35]))).toThrow(
+      /output's transform axes are \[12,35\], expected \[12,18\]/,
+    );
     expect(() => geometryFromViews('FftPlan.like', view('c64', [2, 2, 2, 2]), view('c64', [2, 2, 2, 2]))).toThrow(/rank must be 1 to 3.*give rank/);
     expect(() => geometryFromViews('FftPlan.like', view('c64', [4, 8]), view('c64', [5, 8]), 1)).toThrow(/batch axis 0 is 4 in the input, 5 in the output/);
     expect(() => geometryFromViews('FftPlan.like', view('c64', [4, 8]), view('c64', [4, 8, 1]), 1)).toThrow(/input has 2 axes, output 3/);
     expect(() => geometryFromViews('FftPlan.like', {} as never, view('c64', [8]))).toThrow(/input must be a StridedView/);
     // batch axes that do not collapse: [3, 4] with strides [100, 16]
-    expect(() => geometryFromViews('FftPlan.like', view('c64', [3, 4, 16], [100, 16, 1]), view('c64', [3, 4, 16]), 1)).toThrow(/batch axes \[3,4\] with strides \[100,16\] do not collapse/);
+    expect(() => geometryFromViews('FftPlan.like', view('c64', [3, 4, 16], [100, 16, 1]), view('c64', [3, 4, 16]), 1)).toThrow(
+      /batch axes \[3,4\] with strides \[100,16\] do not collapse/,
+    );
   });
 
   test('geometry keys differ by layout; normalize factors', () => {
@@ -155,7 +161,7 @@ function fakePlan(g: FftGeometry, normalize: 'none' | 'backward' | 'ortho' = 'no
 }
 
 describe('FftPlan executions (fake plan)', () => {
-  test('forward/inverse hand cuFFT the operands\' addresses and the direction', () => {
+  test("forward/inverse hand cuFFT the operands' addresses and the direction", () => {
     const { plan, exec } = fakePlan(geometryFromSizes('t', 'c2c', 'single', [16], 4));
     const a = view('c64', [4, 16], undefined, 4096, 64);
     const b = new FakeBuffer(512, 0x7f0000100000);
@@ -211,7 +217,9 @@ describe('FftPlan executions (fake plan)', () => {
 
   test('a strided plan takes views, not bare buffers; in place needs equal layouts', () => {
     const { plan } = fakePlan(geometryFromSizes('t', 'c2c', 'single', [8], 2, [16, 2], [8, 1]));
-    expect(() => plan.forward(new FakeBuffer(1024), view('c64', [2, 8]))).toThrow(/the plan's input is strided: pass a StridedView of shape \[2,8\] strides \[16,2\]/);
+    expect(() => plan.forward(new FakeBuffer(1024), view('c64', [2, 8]))).toThrow(
+      /the plan's input is strided: pass a StridedView of shape \[2,8\] strides \[16,2\]/,
+    );
     const buf = new FakeBuffer(1024);
     const strided = StridedView.of(buf, { dtype: 'c64', shape: [2, 8], strides: [16, 2] });
     const packed = StridedView.of(buf, { dtype: 'c64', shape: [2, 8] });
@@ -238,7 +246,13 @@ describe('what the hot path remembers between calls', () => {
     plan.forward(a, c);
     plan.inverse(c, a);
     plan.inverse(c);
-    expect(exec.mock.calls).toEqual([[7, A, B, -1], [7, A, B, -1], [7, A, C, -1], [7, C, A, 1], [7, C, C, 1]]);
+    expect(exec.mock.calls).toEqual([
+      [7, A, B, -1],
+      [7, A, B, -1],
+      [7, A, C, -1],
+      [7, C, A, 1],
+      [7, C, C, 1],
+    ]);
     // views over the same memory are other operands: checked, then remembered in turn
     const va = StridedView.of(a, { dtype: 'c64', shape: [16] });
     expect(() => plan.forward(va, StridedView.of(b, { dtype: 'c64', shape: [8] }))).toThrow(/FftPlan.forward: output has shape \[8\]/);
@@ -253,7 +267,11 @@ describe('what the hot path remembers between calls', () => {
 
   test('a created stream trusts the last bind; a failure under another context binds and calls once more', () => {
     let current: number = ctx.handle;
-    const fake = fakeDriver(ctx, { cuCtxGetCurrent: (slot: unknown) => out(slot, current), cuCtxSetCurrent: (h: number) => ((current = h), 0), cuStreamDestroy: () => 0 });
+    const fake = fakeDriver(ctx, {
+      cuCtxGetCurrent: (slot: unknown) => out(slot, current),
+      cuCtxSetCurrent: (h: number) => ((current = h), 0),
+      cuStreamDestroy: () => 0,
+    });
     const bind = jest.spyOn(ctx, 'bind');
     try {
       const { plan, exec, api } = fakePlan(geometryFromSizes('t', 'c2c', 'single', [16], 1));
@@ -373,13 +391,22 @@ describe('fft() and its kin: argument checks (cuFFT not loaded)', () => {
       expect(fft(x, { out: y, stream })).toBe(y);
       expect(fft(x, { out: z, stream })).toBe(z); // another buffer of the same layout: the same plan, its address
       expect(made).toHaveLength(1);
-      expect(made[0].exec.mock.calls).toEqual([[7, X, Y, -1], [7, X, Y, -1], [7, X, Z, -1]]);
+      expect(made[0].exec.mock.calls).toEqual([
+        [7, X, Y, -1],
+        [7, X, Y, -1],
+        [7, X, Z, -1],
+      ]);
       // another layout, normalize or stream: another plan
       fft(StridedView.of(x.buffer, { dtype: 'c64', shape: [2, 16] }), { out: StridedView.of(y.buffer, { dtype: 'c64', shape: [2, 16] }), stream });
       fft(x, { out: y, stream, normalize: 'none' });
       const other = Stream.adoptCreated(0x5f01 as never, ctx);
       fft(x, { out: y, stream: other });
-      expect(made.map((m) => [m.plan.batch, m.plan.normalize, m.plan.stream.handle])).toEqual([[4, 'backward', 0x5f00], [2, 'backward', 0x5f00], [4, 'none', 0x5f00], [4, 'backward', 0x5f01]]);
+      expect(made.map((m) => [m.plan.batch, m.plan.normalize, m.plan.stream.handle])).toEqual([
+        [4, 'backward', 0x5f00],
+        [2, 'backward', 0x5f00],
+        [4, 'none', 0x5f00],
+        [4, 'backward', 0x5f01],
+      ]);
       // what the full path refuses is refused after a repeat too
       fft(x, { out: y, stream });
       expect(() => fft(x, { out: y, stream, sizes: [16] } as never)).toThrow(/fft: unknown option 'sizes'/);

@@ -23,7 +23,13 @@ const fakeLt = new Proxy({} as Record<string, unknown>, {
       if (name === 'cublasLtMatmul') ltMatmulHook?.();
       if (name.endsWith('Create')) return nextHandle++;
       if (name === 'cublasLtMatmulAlgoGetHeuristic') {
-        return Array.from({ length: heuristicCount }, (_, i) => ({ algo: { data: [i + 1, 0, 0, 0, 0, 0, 0, 0] }, workspaceSize: 0, state: 0, wavesCount: 1 + i, reserved: [0, 0, 0, 0] }));
+        return Array.from({ length: heuristicCount }, (_, i) => ({
+          algo: { data: [i + 1, 0, 0, 0, 0, 0, 0, 0] },
+          workspaceSize: 0,
+          state: 0,
+          wavesCount: 1 + i,
+          reserved: [0, 0, 0, 0],
+        }));
       }
       return undefined;
     };
@@ -56,18 +62,53 @@ describe('Matmul.create', () => {
     ['options', () => Matmul.create(3 as never), /^Matmul.create: options must be an object/, TypeError],
     ['unknown option', () => Matmul.create({ a: view(2, 2), b: view(2, 2), epilogue: 'RELU' } as never), /Matmul.create: unknown option 'epilogue'/, TypeError],
     ['a DeviceBuffer', () => Matmul.create({ a: buffer(64) as never, b: view(2, 2) }), /Matmul.create: a must be a StridedView or a description/, TypeError],
-    ['description dtype', () => Matmul.create({ a: { dtype: 'u16', shape: [2, 2] }, b: view(2, 2) }), /Matmul.create: a.dtype must be one of f16, bf16/, TypeError],
-    ['description shape', () => Matmul.create({ a: { dtype: 'f32', shape: [2] }, b: view(2, 2) }), /Matmul.create: a.shape must be \[rows, cols\] or \[batch, rows, cols\]/, RangeError],
-    ['description ld', () => Matmul.create({ a: { dtype: 'f32', shape: [2, 4], ld: 3 }, b: view(4, 2) }), /Matmul.create: a.ld must be ≥ 4 \(the cols\), got 3/, RangeError],
+    [
+      'description dtype',
+      () => Matmul.create({ a: { dtype: 'u16', shape: [2, 2] }, b: view(2, 2) }),
+      /Matmul.create: a.dtype must be one of f16, bf16/,
+      TypeError,
+    ],
+    [
+      'description shape',
+      () => Matmul.create({ a: { dtype: 'f32', shape: [2] }, b: view(2, 2) }),
+      /Matmul.create: a.shape must be \[rows, cols\] or \[batch, rows, cols\]/,
+      RangeError,
+    ],
+    [
+      'description ld',
+      () => Matmul.create({ a: { dtype: 'f32', shape: [2, 4], ld: 3 }, b: view(4, 2) }),
+      /Matmul.create: a.ld must be ≥ 4 \(the cols\), got 3/,
+      RangeError,
+    ],
     ['description key', () => Matmul.create({ a: { dtype: 'f32', shape: [2, 4], stride: 3 } as never, b: view(4, 2) }), /unknown option 'stride'/, TypeError],
     ['a/b dtypes', () => Matmul.create({ a: view(2, 3), b: view(3, 2, 'f64') }), /Matmul.create: a holds f32 and b f64/, TypeError],
     ['inner dimensions', () => Matmul.create({ a: view(2, 3), b: view(4, 2) }), /Matmul.create: op\(a\) is 2×3 and op\(b\) is 4×2/, RangeError],
     ['transposed inner', () => Matmul.create({ a: view(2, 3), b: view(3, 2), transA: 'T' }), /op\(a\) is 3×2 and op\(b\) is 3×2/, RangeError],
     ['d shape', () => Matmul.create({ a: view(2, 3), b: view(3, 5), d: view(5, 2) }), /Matmul.create: d is 5×2 but op\(a\)·op\(b\) is 2×5/, RangeError],
-    ['c/d dtypes', () => Matmul.create({ a: view(2, 3, 'f16'), b: view(3, 5, 'f16'), c: view(2, 5, 'f16'), d: view(2, 5) }), /c holds f16 and d f32/, TypeError],
-    ['batches', () => Matmul.create({ a: { dtype: 'f32', shape: [3, 2, 3] }, b: { dtype: 'f32', shape: [4, 3, 5] } }), /Matmul.create: a holds 3 matrices, the product 4/, RangeError],
-    ['d batch stride 0', () => Matmul.create({ a: { dtype: 'f32', shape: [3, 2, 3] }, b: view(3, 5), d: { dtype: 'f32', shape: [3, 2, 5], batchStride: 0 } }), /d has batch stride 0/, RangeError],
-    ['compute type', () => Matmul.create({ a: view(2, 3, 'f16'), b: view(3, 5, 'f16'), computeType: '64F' }), /Matmul.create: computeType 64F takes/, TypeError],
+    [
+      'c/d dtypes',
+      () => Matmul.create({ a: view(2, 3, 'f16'), b: view(3, 5, 'f16'), c: view(2, 5, 'f16'), d: view(2, 5) }),
+      /c holds f16 and d f32/,
+      TypeError,
+    ],
+    [
+      'batches',
+      () => Matmul.create({ a: { dtype: 'f32', shape: [3, 2, 3] }, b: { dtype: 'f32', shape: [4, 3, 5] } }),
+      /Matmul.create: a holds 3 matrices, the product 4/,
+      RangeError,
+    ],
+    [
+      'd batch stride 0',
+      () => Matmul.create({ a: { dtype: 'f32', shape: [3, 2, 3] }, b: view(3, 5), d: { dtype: 'f32', shape: [3, 2, 5], batchStride: 0 } }),
+      /d has batch stride 0/,
+      RangeError,
+    ],
+    [
+      'compute type',
+      () => Matmul.create({ a: view(2, 3, 'f16'), b: view(3, 5, 'f16'), computeType: '64F' }),
+      /Matmul.create: computeType 64F takes/,
+      TypeError,
+    ],
     ['transA', () => Matmul.create({ a: view(2, 3), b: view(3, 5), transA: 'H' as never }), /Matmul.create: transA must be 'N', 'T' or 'C'/, TypeError],
   ];
   test.each(cases)('refuses %s before loading cuBLASLt', (_n, fn, message, type) => {
@@ -79,23 +120,55 @@ describe('Matmul.create', () => {
   test('makes the handle, descriptor (transposes), preference and four layouts in their own order', () => {
     const mm = Matmul.create({ a: view(37, 19), b: view(53, 19, 'f32', 'col'), transB: 'T', d: view(37, 53, 'f32', 'col'), stream });
     expect([mm.m, mm.n, mm.k, mm.batch, mm.computeType]).toEqual([37, 53, 19, 1, '32F']);
-    expect(names()).toEqual(['cublasLtCreate', 'cublasLtMatmulDescCreate', 'cublasLtMatmulDescSetAttribute', 'cublasLtMatmulDescSetAttribute', 'cublasLtMatmulPreferenceCreate',
-      'cublasLtMatrixLayoutCreate', 'cublasLtMatrixLayoutSetAttribute', 'cublasLtMatrixLayoutCreate', 'cublasLtMatrixLayoutCreate', 'cublasLtMatrixLayoutCreate']);
+    expect(names()).toEqual([
+      'cublasLtCreate',
+      'cublasLtMatmulDescCreate',
+      'cublasLtMatmulDescSetAttribute',
+      'cublasLtMatmulDescSetAttribute',
+      'cublasLtMatmulPreferenceCreate',
+      'cublasLtMatrixLayoutCreate',
+      'cublasLtMatrixLayoutSetAttribute',
+      'cublasLtMatrixLayoutCreate',
+      'cublasLtMatrixLayoutCreate',
+      'cublasLtMatrixLayoutCreate',
+    ]);
     expect(calls[1][1]).toEqual([68, 0]);
-    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([[3, 0], [4, 1]]);
+    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([
+      [3, 0],
+      [4, 1],
+    ]);
     expect(calls[5][1]).toEqual([0, 37, 19, 19]); // a: row-major 37×19, ld 19, then ORDER = ROW
     expect(calls[6][1].slice(1)).toEqual([1, 1]);
     expect(calls[7][1]).toEqual([0, 53, 19, 53]);
     mm.close();
     mm.close();
     const destroyed = names().filter((n) => n.endsWith('Destroy'));
-    expect(destroyed.sort()).toEqual(['cublasLtDestroy', 'cublasLtMatmulDescDestroy', 'cublasLtMatmulPreferenceDestroy', 'cublasLtMatrixLayoutDestroy', 'cublasLtMatrixLayoutDestroy', 'cublasLtMatrixLayoutDestroy', 'cublasLtMatrixLayoutDestroy']);
+    expect(destroyed.sort()).toEqual([
+      'cublasLtDestroy',
+      'cublasLtMatmulDescDestroy',
+      'cublasLtMatmulPreferenceDestroy',
+      'cublasLtMatrixLayoutDestroy',
+      'cublasLtMatrixLayoutDestroy',
+      'cublasLtMatrixLayoutDestroy',
+      'cublasLtMatrixLayoutDestroy',
+    ]);
   });
 
   test('batched layouts: count and batch offsets, a broadcast operand at offset 0', () => {
     const mm = Matmul.create({ a: { dtype: 'f32', shape: [4, 8, 16] }, b: { dtype: 'f32', shape: [16, 8] }, stream });
     const layoutAttrs = attrs('cublasLtMatrixLayoutSetAttribute');
-    expect(layoutAttrs).toEqual([[1, 1], [5, 4], [6, 128], [1, 1], [5, 4], [6, 0], [5, 4], [6, 64], [5, 4], [6, 64]]);
+    expect(layoutAttrs).toEqual([
+      [1, 1],
+      [5, 4],
+      [6, 128],
+      [1, 1],
+      [5, 4],
+      [6, 0],
+      [5, 4],
+      [6, 64],
+      [5, 4],
+      [6, 64],
+    ]);
     mm.close();
   });
 });
@@ -118,7 +191,9 @@ describe('Matmul.plan and execute', () => {
     expect(() => mm.plan({ algorithms: 65 })).toThrow(/at most 64/);
     expect(() => mm.plan({ maxWorkspaceBytes: -1 })).toThrow(RangeError);
     expect(() => mm.plan({ epilogue: 'RELU', bias: view(1, 8) as never })).toThrow(/Matmul.plan: the RELU epilogue takes no bias/);
-    expect(() => mm.plan({ epilogue: 'BIAS', bias: StridedView.of(buffer(16), { dtype: 'f32', shape: [4] }) })).toThrow(/Matmul.plan: bias holds 4 elements; 8 needed/);
+    expect(() => mm.plan({ epilogue: 'BIAS', bias: StridedView.of(buffer(16), { dtype: 'f32', shape: [4] }) })).toThrow(
+      /Matmul.plan: bias holds 4 elements; 8 needed/,
+    );
     expect(() => mm.plan({ epilogue: 'BIAS', bias: StridedView.of(buffer(64), { dtype: 'f16', shape: [8] }) })).toThrow(/bias holds f16, expected f32/);
     expect(() => mm.plan({ frobnicate: 1 } as never)).toThrow(/Matmul.plan: unknown option 'frobnicate'/);
     const row = Matmul.create({ a, b, d: view(8, 12), stream });
@@ -133,10 +208,28 @@ describe('Matmul.plan and execute', () => {
     const bias = buffer(64);
     heuristicCount = 4;
     mm.plan({ epilogue: 'RELU_BIAS', bias, algorithms: 4, maxWorkspaceBytes: 1 << 20 });
-    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([[7, EPILOGUES.RELU_BIAS], [8, bias.ptr], [10, 0], [11, 0], [12, 0], [13, 0]]); // no aux: cleared
-    expect(attrs('cublasLtMatmulPreferenceSetAttribute')).toEqual([[1, 1 << 20], [5, 256], [6, 256], [7, 256], [8, 256]]);
+    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([
+      [7, EPILOGUES.RELU_BIAS],
+      [8, bias.ptr],
+      [10, 0],
+      [11, 0],
+      [12, 0],
+      [13, 0],
+    ]); // no aux: cleared
+    expect(attrs('cublasLtMatmulPreferenceSetAttribute')).toEqual([
+      [1, 1 << 20],
+      [5, 256],
+      [6, 256],
+      [7, 256],
+      [8, 256],
+    ]);
     expect(calls.find(([n]) => n === 'cublasLtMatmulAlgoGetHeuristic')![1][7]).toBe(4);
-    expect(mm.algorithms.map((x) => [x.index, x.wavesCount, x.algo.byteLength, x.algo[0]])).toEqual([[0, 1, 64, 1], [1, 2, 64, 2], [2, 3, 64, 3], [3, 4, 64, 4]]);
+    expect(mm.algorithms.map((x) => [x.index, x.wavesCount, x.algo.byteLength, x.algo[0]])).toEqual([
+      [0, 1, 64, 1],
+      [1, 2, 64, 2],
+      [2, 3, 64, 3],
+      [3, 4, 64, 4],
+    ]);
     expect(mm.toString()).toBe('Matmul(8×12×16, RELU_BIAS)');
     heuristicCount = 0;
     expect(() => mm.plan()).toThrow(/Matmul.plan: cuBLASLt has no algorithm for this product with the DEFAULT epilogue/);
@@ -170,14 +263,23 @@ describe('Matmul.plan and execute', () => {
     const cases: [() => unknown, RegExp][] = [
       [() => mm.execute(null as never), /Matmul.execute: operands must be an object/],
       [() => mm.execute({ a: view(8, 15), b, d, bias }), /Matmul.execute: a is f32 \[8, 15\]; the Matmul was made for f32 \[8, 16\]/],
-      [() => mm.execute({ a: view(8, 16, 'f32', 'col'), b, d, bias }), /Matmul.execute: a is col-major with ld 8; the Matmul was made for row-major with ld 16/],
+      [
+        () => mm.execute({ a: view(8, 16, 'f32', 'col'), b, d, bias }),
+        /Matmul.execute: a is col-major with ld 8; the Matmul was made for row-major with ld 16/,
+      ],
       [() => mm.execute({ a, b, d: view(8, 12), bias }), /d is row-major with ld 12; the Matmul was made for col-major with ld 8/],
       [() => mm.execute({ a, b, d }), /Matmul.execute: the BIAS epilogue needs a bias/],
       [() => mm.execute({ a, b, d, bias, aux: buffer(64) }), /the BIAS epilogue takes no aux/],
       [() => mm.execute({ a, b, c: d, d, bias }), /the Matmul was made without c/],
       [() => mm.execute({ a, b, d, bias, alpha: 'x' as never }), /Matmul.execute: alpha must be a number/],
-      [() => mm.execute({ a: matrix(a.buffer as DeviceBuffer, { dtype: 'f32', rows: 8, cols: 16, byteOffset: 4 }), b, d, bias }), /Matmul.execute: a lies at an address aligned to 4 bytes; the plan assumed 256/],
-      [() => mm.execute({ a, b, d, bias: StridedView.of(buffer(64), { dtype: 'f32', shape: [8], strides: [2] }) }), /bias must be contiguous \(stride 1\), got stride 2/],
+      [
+        () => mm.execute({ a: matrix(a.buffer as DeviceBuffer, { dtype: 'f32', rows: 8, cols: 16, byteOffset: 4 }), b, d, bias }),
+        /Matmul.execute: a lies at an address aligned to 4 bytes; the plan assumed 256/,
+      ],
+      [
+        () => mm.execute({ a, b, d, bias: StridedView.of(buffer(64), { dtype: 'f32', shape: [8], strides: [2] }) }),
+        /bias must be contiguous \(stride 1\), got stride 2/,
+      ],
     ];
     for (const [fn, message] of cases) expect(fn).toThrow(message);
     expect(calls).toEqual([]);
@@ -189,7 +291,14 @@ describe('Matmul.plan and execute', () => {
     mm.plan({ epilogue: 'RELU_AUX' });
     expect(mm.aux).toEqual({ ld: 128, batchStride: 128 * 12, bytes: 16 * 12, dtype: 'u8' });
     // the previous plan's bias is cleared from the reused descriptor; the aux pointer is a placeholder until execute
-    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([[7, EPILOGUES.RELU_AUX], [8, 0], [10, 0], [11, 256], [12, 128], [13, 1536]]);
+    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([
+      [7, EPILOGUES.RELU_AUX],
+      [8, 0],
+      [10, 0],
+      [11, 256],
+      [12, 128],
+      [13, 1536],
+    ]);
     calls.length = 0;
     expect(() => mm.execute({ a, b, d })).toThrow(/the RELU_AUX epilogue needs aux \(192 bytes, see Matmul.aux\)/);
     expect(() => mm.execute({ a, b, d, aux: buffer(100) })).toThrow(/Matmul.execute: aux must be 192 contiguous bytes/);
@@ -220,7 +329,11 @@ describe('Matmul.execute on a created stream', () => {
     const driver = fakeDriver(own, { cuCtxGetCurrent: (slot: BigUint64Array) => out(slot, current), cuCtxSetCurrent: (h: number) => ((current = h), 0) });
     try {
       const s = Stream.adoptCreated(0x5eed as never, own);
-      const [a, b, d] = [[8, 16], [16, 12], [8, 12]].map(([r, c], i) => matrix(DeviceBuffer.wrap(0x7f5000000000 + i * 0x100000, 4096, { context: own }), { dtype: 'f32', rows: r, cols: c }));
+      const [a, b, d] = [
+        [8, 16],
+        [16, 12],
+        [8, 12],
+      ].map(([r, c], i) => matrix(DeviceBuffer.wrap(0x7f5000000000 + i * 0x100000, 4096, { context: own }), { dtype: 'f32', rows: r, cols: c }));
       const mm = Matmul.create({ a, b, d, stream: s }).plan();
       const operands = { a, b, d };
       mm.execute(operands);

@@ -30,14 +30,24 @@ afterEach(() => {
 test('CURAND_RNG and CURAND_ORDERING equal the generated enums', () => {
   const R = curandTypes.curandRngType_t;
   expect(CURAND_RNG).toEqual({
-    xorwow: R.CURAND_RNG_PSEUDO_XORWOW, mrg32k3a: R.CURAND_RNG_PSEUDO_MRG32K3A, mtgp32: R.CURAND_RNG_PSEUDO_MTGP32,
-    mt19937: R.CURAND_RNG_PSEUDO_MT19937, philox4_32_10: R.CURAND_RNG_PSEUDO_PHILOX4_32_10, sobol32: R.CURAND_RNG_QUASI_SOBOL32,
-    scrambled_sobol32: R.CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, sobol64: R.CURAND_RNG_QUASI_SOBOL64, scrambled_sobol64: R.CURAND_RNG_QUASI_SCRAMBLED_SOBOL64,
+    xorwow: R.CURAND_RNG_PSEUDO_XORWOW,
+    mrg32k3a: R.CURAND_RNG_PSEUDO_MRG32K3A,
+    mtgp32: R.CURAND_RNG_PSEUDO_MTGP32,
+    mt19937: R.CURAND_RNG_PSEUDO_MT19937,
+    philox4_32_10: R.CURAND_RNG_PSEUDO_PHILOX4_32_10,
+    sobol32: R.CURAND_RNG_QUASI_SOBOL32,
+    scrambled_sobol32: R.CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
+    sobol64: R.CURAND_RNG_QUASI_SOBOL64,
+    scrambled_sobol64: R.CURAND_RNG_QUASI_SCRAMBLED_SOBOL64,
   });
   const O = curandTypes.curandOrdering_t;
   expect(CURAND_ORDERING).toEqual({
-    best: O.CURAND_ORDERING_PSEUDO_BEST, default: O.CURAND_ORDERING_PSEUDO_DEFAULT, seeded: O.CURAND_ORDERING_PSEUDO_SEEDED,
-    legacy: O.CURAND_ORDERING_PSEUDO_LEGACY, dynamic: O.CURAND_ORDERING_PSEUDO_DYNAMIC, quasiDefault: O.CURAND_ORDERING_QUASI_DEFAULT,
+    best: O.CURAND_ORDERING_PSEUDO_BEST,
+    default: O.CURAND_ORDERING_PSEUDO_DEFAULT,
+    seeded: O.CURAND_ORDERING_PSEUDO_SEEDED,
+    legacy: O.CURAND_ORDERING_PSEUDO_LEGACY,
+    dynamic: O.CURAND_ORDERING_PSEUDO_DYNAMIC,
+    quasiDefault: O.CURAND_ORDERING_QUASI_DEFAULT,
   });
 });
 
@@ -67,8 +77,20 @@ describe('RandomGenerator.create: argument checks (cuRAND not loaded)', () => {
 });
 
 type GenCtor = new (...args: unknown[]) => RandomGenerator;
-const API_NAMES = ['curandGenerateUniform', 'curandGenerateUniformDouble', 'curandGenerateNormal', 'curandGenerateNormalDouble', 'curandGenerateLogNormal',
-  'curandGenerateLogNormalDouble', 'curandGeneratePoisson', 'curandGenerate', 'curandGenerateLongLong', 'curandSetPseudoRandomGeneratorSeed', 'curandSetGeneratorOffset', 'curandSetStream'];
+const API_NAMES = [
+  'curandGenerateUniform',
+  'curandGenerateUniformDouble',
+  'curandGenerateNormal',
+  'curandGenerateNormalDouble',
+  'curandGenerateLogNormal',
+  'curandGenerateLogNormalDouble',
+  'curandGeneratePoisson',
+  'curandGenerate',
+  'curandGenerateLongLong',
+  'curandSetPseudoRandomGeneratorSeed',
+  'curandSetGeneratorOffset',
+  'curandSetStream',
+];
 
 /** A generator over a fake handle on a driverless context's legacy stream; its cuRAND API is a set of spies. */
 function fakeGenerator(kind = 'philox4_32_10', dimensions = 1): { gen: RandomGenerator; api: Record<string, jest.Mock> } {
@@ -132,7 +154,9 @@ describe('fills (fake generator)', () => {
   test('quasi generators: whole multiples of the dimensions, no seed, 64-bit bits', () => {
     const { gen, api } = fakeGenerator('sobol64', 4);
     const buf = new FakeBuffer(4096);
-    expect(() => gen.uniform(StridedView.of(buf, { dtype: 'f64', shape: [10] }))).toThrow(/a sobol64 generator of 4 dimensions fills whole multiples of 4 values, got 10/);
+    expect(() => gen.uniform(StridedView.of(buf, { dtype: 'f64', shape: [10] }))).toThrow(
+      /a sobol64 generator of 4 dimensions fills whole multiples of 4 values, got 10/,
+    );
     expect(() => gen.setSeed(1)).toThrow(/RandomGenerator.setSeed: a quasi generator \(sobol64\) takes no seed/);
     gen.bits(buf);
     expect(api.curandGenerateLongLong).toHaveBeenLastCalledWith(0xabc, BASE, 512);

@@ -26,7 +26,8 @@ function mat(dtype: D, rows: number, cols: number, order: 'row' | 'col' = 'row',
   const strides = order === 'row' ? [Math.max(1, cols), 1] : [1, Math.max(1, rows)];
   return StridedView.of(new FakeBuffer(Math.max(1, rows * cols) * SIZE[dtype], address), { dtype, shape: [rows, cols], strides });
 }
-const vec = (dtype: D, n: number, address = BASE + 0x100000): StridedView => StridedView.of(new FakeBuffer(Math.max(1, n) * SIZE[dtype], address), { dtype, shape: [n] });
+const vec = (dtype: D, n: number, address = BASE + 0x100000): StridedView =>
+  StridedView.of(new FakeBuffer(Math.max(1, n) * SIZE[dtype], address), { dtype, shape: [n] });
 
 let fake: ReturnType<typeof fakeDriver>;
 beforeAll(() => {
@@ -50,9 +51,27 @@ test('fill, operation and eigen-mode codes equal the generated enums', () => {
 });
 
 const SIZES = { workspaceInBytesOnDevice: 0, workspaceInBytesOnHost: 0 };
-const API = ['cusolverDnXpotrf_bufferSize', 'cusolverDnXpotrf', 'cusolverDnXpotrs', 'cusolverDnXgetrf_bufferSize', 'cusolverDnXgetrf', 'cusolverDnXgetrs',
-  'cusolverDnXgeqrf_bufferSize', 'cusolverDnXgeqrf', 'cusolverDnDorgqr_bufferSize', 'cusolverDnDorgqr', 'cusolverDnSorgqr_bufferSize', 'cusolverDnSorgqr',
-  'cusolverDnXsyevd_bufferSize', 'cusolverDnXsyevd', 'cusolverDnXgesvd_bufferSize', 'cusolverDnXgesvd', 'cusolverDnDestroy', 'cusolverDnDestroyParams', 'cusolverDnSetStream'];
+const API = [
+  'cusolverDnXpotrf_bufferSize',
+  'cusolverDnXpotrf',
+  'cusolverDnXpotrs',
+  'cusolverDnXgetrf_bufferSize',
+  'cusolverDnXgetrf',
+  'cusolverDnXgetrs',
+  'cusolverDnXgeqrf_bufferSize',
+  'cusolverDnXgeqrf',
+  'cusolverDnDorgqr_bufferSize',
+  'cusolverDnDorgqr',
+  'cusolverDnSorgqr_bufferSize',
+  'cusolverDnSorgqr',
+  'cusolverDnXsyevd_bufferSize',
+  'cusolverDnXsyevd',
+  'cusolverDnXgesvd_bufferSize',
+  'cusolverDnXgesvd',
+  'cusolverDnDestroy',
+  'cusolverDnDestroyParams',
+  'cusolverDnSetStream',
+];
 type SolverCtor = new (handle: number, params: number, stream: Stream) => DenseSolver;
 
 /** A solver over a fake handle whose info slot reads `info`; its cuSOLVER API is a set of spies. */
@@ -60,7 +79,14 @@ function fakeSolver(info = 0): { solver: DenseSolver; api: Record<string, jest.M
   const solver = new (DenseSolver as unknown as SolverCtor)(0xabc, 0xdef, Stream.legacyDefault(ctx));
   (solver.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   const api = Object.fromEntries(API.map((n) => [n, jest.fn(() => (n.endsWith('_bufferSize') ? (n.includes('orgqr') ? 10 : SIZES) : undefined))]));
-  const slots = { take: jest.fn(() => 3), device: jest.fn(() => BASE + 0xf00), copyBack: jest.fn(), read: jest.fn(() => info), release: jest.fn(), close: jest.fn() };
+  const slots = {
+    take: jest.fn(() => 3),
+    device: jest.fn(() => BASE + 0xf00),
+    copyBack: jest.fn(),
+    read: jest.fn(() => info),
+    release: jest.fn(),
+    close: jest.fn(),
+  };
   (solver as unknown as { slots: unknown }).slots = slots;
   return { solver, api, slots };
 }
@@ -84,19 +110,44 @@ describe('argument checks of every method (cuSOLVER not loaded)', () => {
     ['potrf: 1-D a', (s: DenseSolver) => s.potrfSync(vec('f32', 9)), TypeError, /a must be 2-D, got shape \[9\]/],
     ['potrf: i32 a', (s: DenseSolver) => s.potrfSync(mat('i32', 3, 3)), TypeError, /a's dtype must be one of f32, f64, c64, c128, got 'i32'/],
     ['potrf: not square', (s: DenseSolver) => s.potrfSync(mat('f32', 3, 4)), RangeError, /a must be square, got 3×4/],
-    ['potrf: strided both ways', (s: DenseSolver) => s.potrfSync(StridedView.of(new FakeBuffer(400), { dtype: 'f32', shape: [3, 3], strides: [6, 2] })), TypeError, /row-major \(strides \[ld ≥ cols, 1\]\) or column-major/],
+    [
+      'potrf: strided both ways',
+      (s: DenseSolver) => s.potrfSync(StridedView.of(new FakeBuffer(400), { dtype: 'f32', shape: [3, 3], strides: [6, 2] })),
+      TypeError,
+      /row-major \(strides \[ld ≥ cols, 1\]\) or column-major/,
+    ],
     ['potrf: lower', (s: DenseSolver) => s.potrfSync(sq(), { lower: 'yes' as never }), TypeError, /lower must be a boolean, got string/],
     ['potrf: option', (s: DenseSolver) => s.potrfSync(sq(), { upper: true } as never), TypeError, /DenseSolver.potrf: unknown option 'upper'/],
     ['potrf: row-major complex', (s: DenseSolver) => s.potrfSync(mat('c64', 3, 3)), TypeError, /row-major complex a is the conjugate.*column-major view/],
-    ['potrs: host b', (s: DenseSolver) => s.potrsSync(sq(), new Float32Array(3) as never), TypeError, /DenseSolver.potrs: b must be a DeviceBuffer or a StridedView of device memory.*host array/],
-    ['potrs: row-major b', (s: DenseSolver) => s.potrsSync(sq(), mat('f32', 3, 2)), TypeError, /b must be column-major \(strides \[1, ld\]\) for several right-hand sides/],
+    [
+      'potrs: host b',
+      (s: DenseSolver) => s.potrsSync(sq(), new Float32Array(3) as never),
+      TypeError,
+      /DenseSolver.potrs: b must be a DeviceBuffer or a StridedView of device memory.*host array/,
+    ],
+    [
+      'potrs: row-major b',
+      (s: DenseSolver) => s.potrsSync(sq(), mat('f32', 3, 2)),
+      TypeError,
+      /b must be column-major \(strides \[1, ld\]\) for several right-hand sides/,
+    ],
     ['potrs: b rows', (s: DenseSolver) => s.potrsSync(sq(), mat('f32', 4, 2, 'col')), RangeError, /b must have 3 rows, got 4/],
     ['potrs: short b', (s: DenseSolver) => s.potrsSync(sq(), vec('f32', 2)), RangeError, /b holds 2 elements, needs 3/],
     ['potrs: b dtype', (s: DenseSolver) => s.potrsSync(sq(), vec('f64', 3)), TypeError, /b holds f64, expected f32/],
     ['getrf: pivots i32', (s: DenseSolver) => s.getrfSync(sq(), { pivots: vec('i32', 3) }), TypeError, /pivots holds i32, expected i64/],
-    ['getrf: short pivots', (s: DenseSolver) => s.getrfSync(mat('f64', 4, 3, 'col'), { pivots: vec('i64', 2) }), RangeError, /pivots holds 2 elements, needs 3/],
+    [
+      'getrf: short pivots',
+      (s: DenseSolver) => s.getrfSync(mat('f64', 4, 3, 'col'), { pivots: vec('i64', 2) }),
+      RangeError,
+      /pivots holds 2 elements, needs 3/,
+    ],
     ['getrs: not LuFactors', (s: DenseSolver) => s.getrsSync({ a: sq() } as never, vec('f32', 3)), TypeError, /lu must be the LuFactors getrf returned/],
-    ['getrs: not square', (s: DenseSolver) => s.getrsSync(new LuFactors(mat('f32', 3, 4), vec('i64', 3), false, false), vec('f32', 3)), RangeError, /lu.a must be square/],
+    [
+      'getrs: not square',
+      (s: DenseSolver) => s.getrsSync(new LuFactors(mat('f32', 3, 4), vec('i64', 3), false, false), vec('f32', 3)),
+      RangeError,
+      /lu.a must be square/,
+    ],
     ['geqrf: row-major', (s: DenseSolver) => s.geqrfSync(mat('f32', 4, 3)), TypeError, /DenseSolver.geqrf: a must be column-major/],
     ['geqrf: short tau', (s: DenseSolver) => s.geqrfSync(mat('f32', 4, 3, 'col'), { tau: vec('f32', 2) }), RangeError, /tau holds 2 elements, needs 3/],
     ['orgqr: wide', (s: DenseSolver) => s.orgqrSync(mat('f64', 2, 3, 'col'), vec('f64', 2)), RangeError, /a must have rows ≥ cols, got 2×3/],
@@ -109,8 +160,18 @@ describe('argument checks of every method (cuSOLVER not loaded)', () => {
     ['gesvd: wide column-major', (s: DenseSolver) => s.gesvdSync(mat('f32', 2, 3, 'col')), RangeError, /needs rows ≥ cols.*column-major 2×3 a is not/],
     ['gesvd: tall row-major', (s: DenseSolver) => s.gesvdSync(mat('f32', 3, 2)), RangeError, /row-major 3×2 a is not: decompose its transpose/],
     ['gesvd: s dtype', (s: DenseSolver) => s.gesvdSync(mat('c128', 4, 3, 'col'), { s: vec('c128', 3) }), TypeError, /s holds c128, expected f64/],
-    ['gesvd: u shape', (s: DenseSolver) => s.gesvdSync(mat('f32', 4, 3, 'col'), { u: mat('f32', 4, 3, 'col') }), RangeError, /u must be 4×4, got shape \[4,3\]/],
-    ['gesvd: u layout', (s: DenseSolver) => s.gesvdSync(mat('f32', 4, 3, 'col'), { vectors: 'thin', u: mat('f32', 4, 3) }), TypeError, /u must be column-major \(strides \[1, ld\]\) like a/],
+    [
+      'gesvd: u shape',
+      (s: DenseSolver) => s.gesvdSync(mat('f32', 4, 3, 'col'), { u: mat('f32', 4, 3, 'col') }),
+      RangeError,
+      /u must be 4×4, got shape \[4,3\]/,
+    ],
+    [
+      'gesvd: u layout',
+      (s: DenseSolver) => s.gesvdSync(mat('f32', 4, 3, 'col'), { vectors: 'thin', u: mat('f32', 4, 3) }),
+      TypeError,
+      /u must be column-major \(strides \[1, ld\]\) like a/,
+    ],
   ])('%s', (_name, call, type, message) => {
     const { solver } = fakeSolver();
     expect(() => call(solver)).toThrow(type);
@@ -214,7 +275,10 @@ describe("cuSOLVER's info becomes an error", () => {
       return b;
     });
     await expect(solver.getrf(mat('f64', 3, 3, 'col'))).rejects.toThrow(SingularMatrixError);
-    await expect(solver.getrf(mat('f64', 3, 3, 'col'))).rejects.toMatchObject({ index: 1, message: expect.stringMatching(/^DenseSolver.getrf: the matrix is singular: U\[1\]\[1\] is exactly zero/) });
+    await expect(solver.getrf(mat('f64', 3, 3, 'col'))).rejects.toMatchObject({
+      index: 1,
+      message: expect.stringMatching(/^DenseSolver.getrf: the matrix is singular: U\[1\]\[1\] is exactly zero/),
+    });
     expect(made.length).toBe(2);
     expect(made.every((b) => b.closed)).toBe(true);
     solver.close();

@@ -41,7 +41,13 @@ test('index type and order codes equal the generated enums', () => {
 
 describe('SparseMatrix.csr/coo/csc: argument checks (cuSPARSE not loaded)', () => {
   // a 4×5 CSR matrix with 6 elements: offsets 5 × i32, indices 6 × i32, values 6 × f32
-  const parts = (): Record<string, unknown> => ({ rows: 4, cols: 5, rowOffsets: view(20, 'i32', [5]), colIndices: view(24, 'i32', [6]), values: view(24, 'f32', [6]) });
+  const parts = (): Record<string, unknown> => ({
+    rows: 4,
+    cols: 5,
+    rowOffsets: view(20, 'i32', [5]),
+    colIndices: view(24, 'i32', [6]),
+    values: view(24, 'f32', [6]),
+  });
   test.each([
     ['null parts', null, TypeError, /SparseMatrix.csr: parts must be an object/],
     ['unknown key', { extra: 1 }, TypeError, /SparseMatrix.csr: unknown option 'extra'/],
@@ -69,11 +75,24 @@ describe('SparseMatrix.csr/coo/csc: argument checks (cuSPARSE not loaded)', () =
   });
 
   test('COO and CSC name their own arrays; DeviceBuffers take the dtype and index type options', () => {
-    expect(() => SparseMatrix.coo({ rows: 2, cols: 2, rowOffsets: view(12, 'i32', [3]), values: view(8, 'f32', [2]) } as never)).toThrow(/a COO matrix takes no rowOffsets/);
-    expect(() => SparseMatrix.csc({ rows: 2, cols: 3, colOffsets: view(12, 'i32', [3]), rowIndices: view(8, 'i32', [2]), values: view(8, 'f32', [2]) })).toThrow(/colOffsets holds 3 i32 elements, needs 4/);
+    expect(() => SparseMatrix.coo({ rows: 2, cols: 2, rowOffsets: view(12, 'i32', [3]), values: view(8, 'f32', [2]) } as never)).toThrow(
+      /a COO matrix takes no rowOffsets/,
+    );
+    expect(() =>
+      SparseMatrix.csc({ rows: 2, cols: 3, colOffsets: view(12, 'i32', [3]), rowIndices: view(8, 'i32', [2]), values: view(8, 'f32', [2]) }),
+    ).toThrow(/colOffsets holds 3 i32 elements, needs 4/);
     // 16 bytes of f64 values: nnz 2; 8 bytes of i64 row indices hold one
-    expect(() => SparseMatrix.coo({ rows: 2, cols: 2, rowIndices: new FakeBuffer(8), colIndices: new FakeBuffer(16), values: new FakeBuffer(16), dtype: 'f64', indexType: 'i64' }))
-      .toThrow(/rowIndices holds 1 i64 elements, needs 2/);
+    expect(() =>
+      SparseMatrix.coo({
+        rows: 2,
+        cols: 2,
+        rowIndices: new FakeBuffer(8),
+        colIndices: new FakeBuffer(16),
+        values: new FakeBuffer(16),
+        dtype: 'f64',
+        indexType: 'i64',
+      }),
+    ).toThrow(/rowIndices holds 1 i64 elements, needs 2/);
     notLoaded();
   });
 });
@@ -89,7 +108,13 @@ describe('SparseMatrix.fromHost: argument checks before any upload', () => {
     ['mixed index types', 'csr', { ...ok, colIndices: new BigInt64Array(2) }, TypeError, /rowOffsets and colIndices must have one index type/],
     ['dtype against values', 'csr', { ...ok, dtype: 'f64' }, TypeError, /dtype 'f64' does not match values, a Float32Array/],
     ['complex dtype of f64 pairs from f32', 'csr', { ...ok, dtype: 'c128' }, TypeError, /dtype 'c128' does not match values/],
-    ['missing second array', 'coo', { rows: 2, cols: 2, rowIndices: new Int32Array(2), values: new Float64Array(2) }, TypeError, /colIndices must be an Int32Array/],
+    [
+      'missing second array',
+      'coo',
+      { rows: 2, cols: 2, rowIndices: new Int32Array(2), values: new Float64Array(2) },
+      TypeError,
+      /colIndices must be an Int32Array/,
+    ],
   ])('%s', (_name, format, parts, type, message) => {
     const alloc = jest.spyOn(DeviceBuffer, 'from');
     expect(() => SparseMatrix.fromHost(format as never, parts as never)).toThrow(type);
@@ -138,21 +163,47 @@ describe('Sparse.create: argument checks', () => {
 // ── products on a fake handle ────────────────────────────────────────────────────────────────────
 
 type ResolvedLike = { address: number; dtype: string; shape: number[]; strides: number[]; buffer: DeviceBuffer };
-const resolved = (address: number, dtype: string, n: number, context = ctx): ResolvedLike => ({ address, dtype, shape: [n], strides: [1], buffer: new FakeBuffer(n * 8, address, context) });
+const resolved = (address: number, dtype: string, n: number, context = ctx): ResolvedLike => ({
+  address,
+  dtype,
+  shape: [n],
+  strides: [1],
+  buffer: new FakeBuffer(n * 8, address, context),
+});
 
 /** A rows×cols CSR (or `format`) matrix over fake arrays and a fake descriptor; closing it calls nothing. */
 function fakeMatrix(rows: number, cols: number, nnz: number, dtype = 'f32', format = 'csr', indexType = 'i32', context = ctx): SparseMatrix {
   const p = {
-    rows, cols, nnz, dtype, indexType, indexBase: 0,
-    first: resolved(BASE + 0x1000, indexType, rows + 1, context), second: resolved(BASE + 0x2000, indexType, nnz, context), values: resolved(BASE + 0x3000, dtype, nnz, context),
+    rows,
+    cols,
+    nnz,
+    dtype,
+    indexType,
+    indexBase: 0,
+    first: resolved(BASE + 0x1000, indexType, rows + 1, context),
+    second: resolved(BASE + 0x2000, indexType, nnz, context),
+    values: resolved(BASE + 0x3000, dtype, nnz, context),
   };
   const m = new SparseMatrix(format as never, p as never, 0x5a as never, []);
   (m.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   return m;
 }
 
-const API = ['cusparseCreateDnVec', 'cusparseDnVecSetValues', 'cusparseDestroyDnVec', 'cusparseCreateDnMat', 'cusparseDnMatSetValues', 'cusparseDestroyDnMat',
-  'cusparseSpMV_bufferSize', 'cusparseSpMV', 'cusparseSpMM_bufferSize', 'cusparseSpMM', 'cusparseDestroy', 'cusparseSetStream', 'cusparseSpGEMM_createDescr'];
+const API = [
+  'cusparseCreateDnVec',
+  'cusparseDnVecSetValues',
+  'cusparseDestroyDnVec',
+  'cusparseCreateDnMat',
+  'cusparseDnMatSetValues',
+  'cusparseDestroyDnMat',
+  'cusparseSpMV_bufferSize',
+  'cusparseSpMV',
+  'cusparseSpMM_bufferSize',
+  'cusparseSpMM',
+  'cusparseDestroy',
+  'cusparseSetStream',
+  'cusparseSpGEMM_createDescr',
+];
 type SparseCtor = new (handle: number, stream: Stream) => Sparse;
 
 function fakeSparse(stream = Stream.legacyDefault(ctx)): { sp: Sparse; api: Record<string, jest.Mock> } {
@@ -175,7 +226,12 @@ describe('Sparse.spmv / spmm / spgemm: argument checks (cuSPARSE not called)', (
     ['alpha', (s: Sparse) => s.spmv(A(), x(), y(), { alpha: '2' as never }), TypeError, /alpha must be a number, got string/],
     ['complex beta on f32', (s: Sparse) => s.spmv(A(), x(), y(), { beta: { re: 1, im: 0 } as never }), TypeError, /beta must be a number/],
     ['short x', (s: Sparse) => s.spmv(A(), view(12, 'f32', [3]), y()), RangeError, /Sparse.spmv: x holds 3 elements, needs 4/],
-    ['x transposed is rows long', (s: Sparse) => s.spmv(A(), x(), view(12, 'f32', [3]), { op: 'T' }), RangeError, /x holds 4 elements, needs 3|y holds 3 elements, needs 4/],
+    [
+      'x transposed is rows long',
+      (s: Sparse) => s.spmv(A(), x(), view(12, 'f32', [3]), { op: 'T' }),
+      RangeError,
+      /x holds 4 elements, needs 3|y holds 3 elements, needs 4/,
+    ],
     ['x of f64', (s: Sparse) => s.spmv(A(), view(32, 'f64', [4]), y()), TypeError, /x holds f64, expected f32/],
     ['x on the host', (s: Sparse) => s.spmv(A(), new Float32Array(4) as never, y()), TypeError, /x must be a DeviceBuffer or a StridedView of device memory/],
     ['y 2-D', (s: Sparse) => s.spmv(A(), x(), view(48, 'f32', [3, 4])), TypeError, /y must be a 1-D contiguous vector/],
@@ -216,7 +272,10 @@ describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
     const A = fakeMatrix(3, 4, 5);
     sp.spmv(A, view(16, 'f32', [4], undefined, BASE + 0x10000), view(12, 'f32', [3], undefined, BASE + 0x20000), { alpha: 2, beta: 0.5 });
     // size counts elements (4 and 3), the address is a number, CUDA_R_32F
-    expect(api.cusparseCreateDnVec.mock.calls).toEqual([[4, BASE + 0x10000, 0], [3, BASE + 0x20000, 0]]);
+    expect(api.cusparseCreateDnVec.mock.calls).toEqual([
+      [4, BASE + 0x10000, 0],
+      [3, BASE + 0x20000, 0],
+    ]);
     expect(api.cusparseSpMV_bufferSize).toHaveBeenCalledTimes(1);
     const [h, op, alpha, descr, X, beta, Y, ct, alg, work] = api.cusparseSpMV.mock.calls[0];
     expect([h, op, descr, X, Y, ct, alg, work]).toEqual([0xabc, 0, 0x5a, 0x100, 0x101, 0, 0, 0]);
@@ -409,7 +468,10 @@ describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
     const b = view(4 * 8 * 8, 'f64', [4, 2], [1, 8]); // column-major, ld 8
     const c = view(3 * 5 * 8, 'f64', [3, 2], [5, 1], BASE + 0x9000); // row-major, ld 5
     sp.spmm(A, b, c, { alpha: 3 });
-    expect(api.cusparseCreateDnMat.mock.calls).toEqual([[4, 2, 8, BASE, 1, CUSPARSE_ORDER.col], [3, 2, 5, BASE + 0x9000, 1, CUSPARSE_ORDER.row]]);
+    expect(api.cusparseCreateDnMat.mock.calls).toEqual([
+      [4, 2, 8, BASE, 1, CUSPARSE_ORDER.col],
+      [3, 2, 5, BASE + 0x9000, 1, CUSPARSE_ORDER.row],
+    ]);
     expect((api.cusparseSpMM.mock.calls[0][3] as Float64Array)[0]).toBe(3);
     sp.close();
   });

@@ -134,7 +134,12 @@ interface Effect {
 const abs = (view: View, offset: number): number => (view ? view[0] : 0) + offset;
 
 /** Where (device slot, byte range) an op on `view` at `offset` for `len` bytes lands. */
-const deviceRegion = (slot: number, view: View, offset: number, len: number): Region => ({ space: 'device', slot, a: abs(view, offset), b: abs(view, offset) + len });
+const deviceRegion = (slot: number, view: View, offset: number, len: number): Region => ({
+  space: 'device',
+  slot,
+  a: abs(view, offset),
+  b: abs(view, offset) + len,
+});
 const pinnedRegion = (slot: number, a: number, len: number): Region => ({ space: 'pinned', slot, a, b: a + len });
 
 function compare(what: string, got: Uint8Array, want: Uint8Array): string | undefined {
@@ -287,7 +292,8 @@ export function replay(exec: Executor, sizes: readonly number[], ops: readonly O
   exec.reset(sizes);
   const st = new Replay(exec, sizes);
   // the initial contents: every slot written synchronously (its pattern from a seed of its own)
-  for (let slot = 0; slot < sizes.length; slot++) step(st, exec, { k: 'h2d', buf: slot, view: null, offset: 0, len: sizes[slot], seed: 0x51ab + slot, skew: 0, stream: NO_STREAM }, -1 - slot);
+  for (let slot = 0; slot < sizes.length; slot++)
+    step(st, exec, { k: 'h2d', buf: slot, view: null, offset: 0, len: sizes[slot], seed: 0x51ab + slot, skew: 0, stream: NO_STREAM }, -1 - slot);
   for (let pin = 0; pin < PINNED_SLOTS; pin++) step(st, exec, { k: 'pfill', pin, offset: 0, len: PINNED_BYTES, seed: 0x71ab + pin }, -10 - pin);
   for (let i = 0; i < ops.length && st.mismatch === undefined; i++) {
     step(st, exec, ops[i], i);
@@ -306,7 +312,10 @@ function syncAll(st: Replay, exec: Executor): void {
 /** Synchronizes everything and compares every slot with the mirror. */
 function fullCheck(st: Replay, exec: Executor, index: number): void {
   syncAll(st, exec);
-  for (const [space, all] of [['device', st.mirror.device], ['pinned', st.mirror.pinned]] as const) {
+  for (const [space, all] of [
+    ['device', st.mirror.device],
+    ['pinned', st.mirror.pinned],
+  ] as const) {
     for (let slot = 0; slot < all.length && st.mismatch === undefined; slot++) {
       const bad = compare(`full check of ${space} slot ${slot} after operation ${index}`, exec.contents(space, slot), all[slot]);
       if (bad !== undefined) st.mismatch = { index, message: bad };
@@ -394,60 +403,100 @@ type Gen = (r: Rng, sizes: readonly number[]) => Op;
 /** Generators with their weights. */
 const GENERATORS: [number, Gen][] = [
   [12, memsetOp],
-  [12, (r, sizes) => {
-    const buf = r.int(sizes.length);
-    const view = pickView(r, sizes[buf], false);
-    return { k: 'h2d', buf, view, ...range(r, viewLength(view, sizes[buf])), seed: r.next(), skew: r.int(8), stream: pickStream(r) };
-  }],
-  [8, (r, sizes) => {
-    const buf = r.int(sizes.length);
-    const view = pickView(r, sizes[buf], false);
-    const { offset, len } = range(r, Math.min(viewLength(view, sizes[buf]), PINNED_BYTES));
-    const via = r.pick(['device', 'pinned'] as const);
-    return { k: 'p2d', buf, view, offset, pin: r.int(PINNED_SLOTS), pinOffset: via === 'pinned' ? r.int(PINNED_BYTES - len + 1) : 0, len, stream: pickStream(r), via };
-  }],
-  [12, (r, sizes) => {
-    const dst = r.int(sizes.length);
-    const src = r.int(sizes.length);
-    const dview = pickView(r, sizes[dst], false);
-    const sview = pickView(r, sizes[src], false);
-    const dl = viewLength(dview, sizes[dst]);
-    const sl = viewLength(sview, sizes[src]);
-    const doff = r.int(dl);
-    const soff = r.int(sl);
-    let len = 1 + r.int(Math.min(dl - doff, sl - soff));
-    // the same slot: no overlap between source and destination (memcpy's rule)
-    if (dst === src) {
-      const a = abs(dview, doff);
-      const b = abs(sview, soff);
-      if (a < b + len && b < a + len) len = Math.max(0, Math.abs(a - b));
-      if (len === 0) return { k: 'sync', stream: NO_STREAM };
-    }
-    return { k: 'd2d', dst, dview, doff, src, sview, soff, len, stream: pickStream(r), via: r.pick(['copyFrom', 'copyTo'] as const) };
-  }],
-  [10, (r, sizes) => {
-    const buf = r.int(sizes.length);
-    const view = pickView(r, sizes[buf], false);
-    return { k: 'd2h', buf, view, ...range(r, viewLength(view, sizes[buf])), stream: pickStream(r) };
-  }],
-  [6, (r, sizes) => {
-    const buf = r.int(sizes.length);
-    const view = pickView(r, sizes[buf], false);
-    const { offset, len } = range(r, viewLength(view, sizes[buf]));
-    return { k: 'd2p', buf, view, offset, pin: r.int(PINNED_SLOTS), len: Math.min(len, PINNED_BYTES), stream: pickStream(r), via: r.pick(['device', 'pinned'] as const) };
-  }],
-  [4, (r) => {
-    const offset = r.int(PINNED_BYTES);
-    return { k: 'pfill', pin: r.int(PINNED_SLOTS), offset, len: 1 + r.int(PINNED_BYTES - offset), seed: r.next() };
-  }],
+  [
+    12,
+    (r, sizes) => {
+      const buf = r.int(sizes.length);
+      const view = pickView(r, sizes[buf], false);
+      return { k: 'h2d', buf, view, ...range(r, viewLength(view, sizes[buf])), seed: r.next(), skew: r.int(8), stream: pickStream(r) };
+    },
+  ],
+  [
+    8,
+    (r, sizes) => {
+      const buf = r.int(sizes.length);
+      const view = pickView(r, sizes[buf], false);
+      const { offset, len } = range(r, Math.min(viewLength(view, sizes[buf]), PINNED_BYTES));
+      const via = r.pick(['device', 'pinned'] as const);
+      return {
+        k: 'p2d',
+        buf,
+        view,
+        offset,
+        pin: r.int(PINNED_SLOTS),
+        pinOffset: via === 'pinned' ? r.int(PINNED_BYTES - len + 1) : 0,
+        len,
+        stream: pickStream(r),
+        via,
+      };
+    },
+  ],
+  [
+    12,
+    (r, sizes) => {
+      const dst = r.int(sizes.length);
+      const src = r.int(sizes.length);
+      const dview = pickView(r, sizes[dst], false);
+      const sview = pickView(r, sizes[src], false);
+      const dl = viewLength(dview, sizes[dst]);
+      const sl = viewLength(sview, sizes[src]);
+      const doff = r.int(dl);
+      const soff = r.int(sl);
+      let len = 1 + r.int(Math.min(dl - doff, sl - soff));
+      // the same slot: no overlap between source and destination (memcpy's rule)
+      if (dst === src) {
+        const a = abs(dview, doff);
+        const b = abs(sview, soff);
+        if (a < b + len && b < a + len) len = Math.max(0, Math.abs(a - b));
+        if (len === 0) return { k: 'sync', stream: NO_STREAM };
+      }
+      return { k: 'd2d', dst, dview, doff, src, sview, soff, len, stream: pickStream(r), via: r.pick(['copyFrom', 'copyTo'] as const) };
+    },
+  ],
+  [
+    10,
+    (r, sizes) => {
+      const buf = r.int(sizes.length);
+      const view = pickView(r, sizes[buf], false);
+      return { k: 'd2h', buf, view, ...range(r, viewLength(view, sizes[buf])), stream: pickStream(r) };
+    },
+  ],
+  [
+    6,
+    (r, sizes) => {
+      const buf = r.int(sizes.length);
+      const view = pickView(r, sizes[buf], false);
+      const { offset, len } = range(r, viewLength(view, sizes[buf]));
+      return {
+        k: 'd2p',
+        buf,
+        view,
+        offset,
+        pin: r.int(PINNED_SLOTS),
+        len: Math.min(len, PINNED_BYTES),
+        stream: pickStream(r),
+        via: r.pick(['device', 'pinned'] as const),
+      };
+    },
+  ],
+  [
+    4,
+    (r) => {
+      const offset = r.int(PINNED_BYTES);
+      return { k: 'pfill', pin: r.int(PINNED_SLOTS), offset, len: 1 + r.int(PINNED_BYTES - offset), seed: r.next() };
+    },
+  ],
   [3, (r) => ({ k: 'pcheck', pin: r.int(PINNED_SLOTS) })],
-  [12, (r, sizes) => {
-    const buf = r.int(sizes.length);
-    const view = pickView(r, sizes[buf], false);
-    // mostly short; sometimes ~0.1 ms or ~1 ms of spinning, to leave work in flight behind later calls
-    const spin = r.pick([0, 0, 0, 0, 0, 0, 200_000, 200_000, 2_000_000]);
-    return { k: 'kernel', buf, view, ...range(r, viewLength(view, sizes[buf])), spin, stream: r.int(STREAMS.length) };
-  }],
+  [
+    12,
+    (r, sizes) => {
+      const buf = r.int(sizes.length);
+      const view = pickView(r, sizes[buf], false);
+      // mostly short; sometimes ~0.1 ms or ~1 ms of spinning, to leave work in flight behind later calls
+      const spin = r.pick([0, 0, 0, 0, 0, 0, 200_000, 200_000, 2_000_000]);
+      return { k: 'kernel', buf, view, ...range(r, viewLength(view, sizes[buf])), spin, stream: r.int(STREAMS.length) };
+    },
+  ],
   [4, (r) => ({ k: 'sync', stream: r.int(STREAMS.length + 1) - 1 })],
   [2, (r, sizes) => ({ k: 'realloc', buf: r.int(sizes.length), ordered: pickStream(r), seed: r.next() })],
 ];
@@ -476,7 +525,13 @@ export function generate(seed: number, count: number, sizes: readonly number[]):
  * The shortest subsequence of `ops` (greedy chunk removal, halving the chunk down to one op) that still
  * fails, within `budget` replays. Returns it with its mismatch.
  */
-export function shrink(exec: Executor, sizes: readonly number[], ops: readonly Op[], mode: Mode, budget = 400): { ops: Op[]; mismatch: Mismatch | undefined; replays: number } {
+export function shrink(
+  exec: Executor,
+  sizes: readonly number[],
+  ops: readonly Op[],
+  mode: Mode,
+  budget = 400,
+): { ops: Op[]; mismatch: Mismatch | undefined; replays: number } {
   let best = ops.slice();
   let mismatch = replay(exec, sizes, best, mode);
   let replays = 1;
@@ -497,7 +552,10 @@ export function shrink(exec: Executor, sizes: readonly number[], ops: readonly O
 }
 
 /** Runs `count` operations of `seed` in batches (a fresh replay each), stopping at the first mismatch. */
-export function runModel(exec: Executor, options: { seed: number; count: number; mode: Mode; batch?: number }): { ops: number; mismatch?: { seed: number; mismatch: Mismatch; sizes: number[]; ops: Op[] } } {
+export function runModel(
+  exec: Executor,
+  options: { seed: number; count: number; mode: Mode; batch?: number },
+): { ops: number; mismatch?: { seed: number; mismatch: Mismatch; sizes: number[]; ops: Op[] } } {
   const batch = options.batch ?? 20_000;
   let done = 0;
   for (let b = 0; done < options.count; b++) {

@@ -24,13 +24,19 @@ function runMode(exec: ObjectsExecutor, mode: Mode, seed: number, count: number,
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const calls = exec.calls - calls0;
   if (result.mismatch === undefined) {
-    console.log(`buffer model${label}, mode ${mode}: ${result.ops} operations, 0 mismatches (${calls} calls with the syncs the ordering needs, ${seconds.toFixed(1)} s, seed ${seed})`);
+    console.log(
+      `buffer model${label}, mode ${mode}: ${result.ops} operations, 0 mismatches (${calls} calls with the syncs the ordering needs, ${seconds.toFixed(1)} s, seed ${seed})`,
+    );
     return true;
   }
   const m = result.mismatch;
-  console.log(`buffer model${label}, mode ${mode}: MISMATCH after ${result.ops} operations (batch seed ${m.seed}): operation ${m.mismatch.index}: ${m.mismatch.message}`);
+  console.log(
+    `buffer model${label}, mode ${mode}: MISMATCH after ${result.ops} operations (batch seed ${m.seed}): operation ${m.mismatch.index}: ${m.mismatch.message}`,
+  );
   const small = shrink(exec, m.sizes, m.ops.slice(0, m.mismatch.index + 1), mode);
-  console.log(`shrunk to ${small.ops.length} operation(s) in ${small.replays} replays (slot sizes ${m.sizes.join(', ')}); ${small.mismatch ? small.mismatch.message : 'no longer fails (timing)'}:`);
+  console.log(
+    `shrunk to ${small.ops.length} operation(s) in ${small.replays} replays (slot sizes ${m.sizes.join(', ')}); ${small.mismatch ? small.mismatch.message : 'no longer fails (timing)'}:`,
+  );
   for (const op of small.ops) console.log(`  ${JSON.stringify(op)}`);
   return false;
 }

@@ -40,7 +40,10 @@ export class ObjectsExecutor implements Executor {
 
   private readonly teardown: (() => void) | undefined;
 
-  constructor(private readonly api: Api, options: ObjectsExecutorOptions = {}) {
+  constructor(
+    private readonly api: Api,
+    options: ObjectsExecutorOptions = {},
+  ) {
     const dev = api.Device.get(0);
     dev.setCurrent();
     this.ctx = api.Context.current();

@@ -14,18 +14,29 @@ function setup(toolkit: string): { status: number | null; stderr: string } {
   return { status: r.status, stderr: r.stderr };
 }
 
-(clang19 ? describe : describe.skip)(`npm run setup with a wrong CUDA_TOOLKIT${clang19 ? '' : ' — skipped: clang 19 or newer is not installed (setup would install it first)'}`, () => {
-  test('a file is reported as a file, not as missing', () => {
-    const file = join(work, 'cuda.tar.gz');
-    writeFileSync(file, 'not a folder\n');
-    expect(setup(file)).toEqual({ status: 1, stderr: expect.stringMatching(/^setup failed: CUDA_TOOLKIT=.*cuda\.tar\.gz is a file, not a folder\n {2}fix: set CUDA_TOOLKIT to a CUDA toolkit folder/) });
-  });
+(clang19 ? describe : describe.skip)(
+  `npm run setup with a wrong CUDA_TOOLKIT${clang19 ? '' : ' — skipped: clang 19 or newer is not installed (setup would install it first)'}`,
+  () => {
+    test('a file is reported as a file, not as missing', () => {
+      const file = join(work, 'cuda.tar.gz');
+      writeFileSync(file, 'not a folder\n');
+      expect(setup(file)).toEqual({
+        status: 1,
+        stderr: expect.stringMatching(
+          /^setup failed: CUDA_TOOLKIT=.*cuda\.tar\.gz is a file, not a folder\n {2}fix: set CUDA_TOOLKIT to a CUDA toolkit folder/,
+        ),
+      });
+    });
 
-  test('a missing path is reported as missing', () => {
-    expect(setup(join(work, 'nope'))).toEqual({ status: 1, stderr: expect.stringMatching(/^setup failed: CUDA_TOOLKIT=.*nope does not exist\n/) });
-  });
+    test('a missing path is reported as missing', () => {
+      expect(setup(join(work, 'nope'))).toEqual({ status: 1, stderr: expect.stringMatching(/^setup failed: CUDA_TOOLKIT=.*nope does not exist\n/) });
+    });
 
-  test('a folder without include/cuda.h says so', () => {
-    expect(setup(work)).toEqual({ status: 1, stderr: expect.stringMatching(/has no include\/cuda\.h\n {2}fix: set CUDA_TOOLKIT to the toolkit's top folder/) });
-  });
-});
+    test('a folder without include/cuda.h says so', () => {
+      expect(setup(work)).toEqual({
+        status: 1,
+        stderr: expect.stringMatching(/has no include\/cuda\.h\n {2}fix: set CUDA_TOOLKIT to the toolkit's top folder/),
+      });
+    });
+  },
+);

@@ -18,7 +18,10 @@ const enum32 = (name: string, signed: boolean): Elem => ({ t: 'enum', name, bits
 /** cublasOperation_t (kept in the module's IR by the catalog's keepTypes, so cuBLASLt exports it). */
 const operation = enum32('cublasOperation_t', true);
 
-const handleOut = (name: string): Override => ({ sem: { role: 'out', elem: { t: 'handle', name } }, reason: `a new ${name} returned (the handle type points to a complete struct, so the C types read as data)` });
+const handleOut = (name: string): Override => ({
+  sem: { role: 'out', elem: { t: 'handle', name } },
+  reason: `a new ${name} returned (the handle type points to a complete struct, so the C types read as data)`,
+});
 
 const matmulDesc: AttrTable = {
   CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: enum32('cublasComputeType_t', true), // int32_t
@@ -113,7 +116,10 @@ function attributeAccessors(prefix: string, table: string): Record<string, Overr
     [`${prefix}SetAttribute.sizeInBytes`]: { sem: { role: 'attrSize', of: 'buf' }, reason: 'the size of the attribute value, derived from the attribute' },
     [`${prefix}GetAttribute.buf`]: { sem: { role: 'attrValue', attr: 'attr', dir: 'out', table }, reason: TYPED_BY_ATTR },
     [`${prefix}GetAttribute.sizeInBytes`]: { sem: { role: 'attrSize', of: 'buf' }, reason: 'the size of the attribute value, derived from the attribute' },
-    [`${prefix}GetAttribute.sizeWritten`]: { sem: { role: 'countOut', of: 'buf', elem: size }, reason: 'the size written equals the attribute size on success: read inside, not returned' },
+    [`${prefix}GetAttribute.sizeWritten`]: {
+      sem: { role: 'countOut', of: 'buf', elem: size },
+      reason: 'the size written equals the attribute size on success: read inside, not returned',
+    },
   };
 }
 
@@ -127,7 +133,7 @@ export const cublaslt: ModuleOverrides = {
     'cublasLtMatmulPreferenceCreate.pref': handleOut('cublasLtMatmulPreference_t'),
     'cublasLtMatrixTransformDescCreate.transformDesc': handleOut('cublasLtMatrixTransformDesc_t'),
     'cublasLtEmulationDescCreate.emulationDesc': handleOut('cublasLtEmulationDesc_t'),
-    'cublasLtMatmul.algo': algoIn(true, 'the algorithm record (a heuristic result\'s `algo` as decoded); NULL lets the library pick one'),
+    'cublasLtMatmul.algo': algoIn(true, "the algorithm record (a heuristic result's `algo` as decoded); NULL lets the library pick one"),
     'cublasLtMatmulAlgoCheck.algo': algoIn(false, 'the algorithm record the call checks'),
     'cublasLtMatmulAlgoConfigGetAttribute.algo': algoIn(false, 'the algorithm record the call reads'),
     'cublasLtMatmulAlgoCapGetAttribute.algo': algoIn(false, 'the algorithm record the call reads'),
@@ -140,14 +146,37 @@ export const cublaslt: ModuleOverrides = {
     ...attributeAccessors('cublasLtEmulationDesc', 'emulationDesc'),
   },
   attrTables: {
-    matmulDesc: { enum: 'cublasLtMatmulDescAttributes_t', values: matmulDesc, reason: 'cublasLt.h: the C type under each cublasLtMatmulDescAttributes_t member' },
-    matrixLayout: { enum: 'cublasLtMatrixLayoutAttribute_t', values: matrixLayout, reason: 'cublasLt.h: the C type under each cublasLtMatrixLayoutAttribute_t member' },
-    preference: { enum: 'cublasLtMatmulPreferenceAttributes_t', values: preference, reason: 'cublasLt.h: the C type under each cublasLtMatmulPreferenceAttributes_t member' },
-    transformDesc: { enum: 'cublasLtMatrixTransformDescAttributes_t', values: transformDesc, reason: 'cublasLt.h: the C type under each cublasLtMatrixTransformDescAttributes_t member' },
-    emulationDesc: { enum: 'cublasLtEmulationDescAttributes_t', values: emulationDesc, reason: 'cublasLt.h: the C type under each cublasLtEmulationDescAttributes_t member' },
+    matmulDesc: {
+      enum: 'cublasLtMatmulDescAttributes_t',
+      values: matmulDesc,
+      reason: 'cublasLt.h: the C type under each cublasLtMatmulDescAttributes_t member',
+    },
+    matrixLayout: {
+      enum: 'cublasLtMatrixLayoutAttribute_t',
+      values: matrixLayout,
+      reason: 'cublasLt.h: the C type under each cublasLtMatrixLayoutAttribute_t member',
+    },
+    preference: {
+      enum: 'cublasLtMatmulPreferenceAttributes_t',
+      values: preference,
+      reason: 'cublasLt.h: the C type under each cublasLtMatmulPreferenceAttributes_t member',
+    },
+    transformDesc: {
+      enum: 'cublasLtMatrixTransformDescAttributes_t',
+      values: transformDesc,
+      reason: 'cublasLt.h: the C type under each cublasLtMatrixTransformDescAttributes_t member',
+    },
+    emulationDesc: {
+      enum: 'cublasLtEmulationDescAttributes_t',
+      values: emulationDesc,
+      reason: 'cublasLt.h: the C type under each cublasLtEmulationDescAttributes_t member',
+    },
   },
   scalars: {
-    'cublasLtMatmul.alpha': { space: 'either', reason: 'alpha scales A·B: host or device memory by CUBLASLT_MATMUL_DESC_POINTER_MODE, typed by the scale type' },
+    'cublasLtMatmul.alpha': {
+      space: 'either',
+      reason: 'alpha scales A·B: host or device memory by CUBLASLT_MATMUL_DESC_POINTER_MODE, typed by the scale type',
+    },
     'cublasLtMatmul.beta': { space: 'either', reason: 'beta scales C: host or device memory by the pointer mode, typed by the scale type' },
     'cublasLtMatrixTransform.alpha': { space: 'either', reason: 'alpha scales A: host or device memory by the pointer mode, typed by the scale type' },
     'cublasLtMatrixTransform.beta': { space: 'either', reason: 'beta scales B: host or device memory by the pointer mode, typed by the scale type' },
@@ -157,7 +186,12 @@ export const cublaslt: ModuleOverrides = {
     'cublasLtMatmul.B': { space: 'device', reason: 'matrix B in device memory' },
     'cublasLtMatmul.C': { space: 'device', reason: 'matrix C in device memory' },
     'cublasLtMatmul.D': { space: 'device', dir: 'out', reason: 'the result D in device memory (it may alias C)' },
-    'cublasLtMatmul.workspace': { space: 'device', nullable: true, count: { param: 'workspaceSizeInBytes', unit: 'bytes' }, reason: 'device workspace of workspaceSizeInBytes bytes; NULL with size 0' },
+    'cublasLtMatmul.workspace': {
+      space: 'device',
+      nullable: true,
+      count: { param: 'workspaceSizeInBytes', unit: 'bytes' },
+      reason: 'device workspace of workspaceSizeInBytes bytes; NULL with size 0',
+    },
     'cublasLtMatrixTransform.A': { space: 'device', nullable: true, reason: 'matrix A in device memory (NULL when alpha is 0)' },
     'cublasLtMatrixTransform.B': { space: 'device', nullable: true, reason: 'matrix B in device memory (NULL when beta is 0)' },
     'cublasLtMatrixTransform.C': { space: 'device', dir: 'out', reason: 'the result C in device memory' },

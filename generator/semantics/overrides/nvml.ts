@@ -11,7 +11,10 @@ const SETTER = 'a record the call reads (a setter or query key), non-const in th
 const inRec = (name: string, reason = SETTER): Override => ({ sem: { role: 'inRecord', record: name, nullable: false }, reason });
 const outRec = (name: string, reason: string): Override => ({ sem: { role: 'outRecord', record: name }, reason });
 const scalarOut = (elem: Elem, reason = 'one value returned; the plural-looking name is not an array'): Override => ({ sem: { role: 'out', elem }, reason });
-const filled = (elem: Elem, count: string, reason = 'filled up to the in/out count; with a zero count the call reports how many'): Override => ({ sem: { role: 'capacityArray', elem, count }, reason });
+const filled = (elem: Elem, count: string, reason = 'filled up to the in/out count; with a zero count the call reports how many'): Override => ({
+  sem: { role: 'capacityArray', elem, count },
+  reason,
+});
 const capacity = (of: string[], elem: Elem = u32): Override => ({ sem: { role: 'capacity', of, elem }, reason: 'capacity in, count out' });
 
 const params: Record<string, Override> = {
@@ -26,13 +29,25 @@ const params: Record<string, Override> = {
   'nvmlDeviceRemoveGpu.pciInfo': inRec('nvmlPciInfo_st', 'the PCI address of the device to remove'),
   'nvmlGetVgpuCompatibility.vgpuMetadata': inRec('nvmlVgpuMetadata_st', 'metadata the call compares'),
   'nvmlGetVgpuCompatibility.pgpuMetadata': inRec('nvmlVgpuPgpuMetadata_st', 'metadata the call compares'),
-  'nvmlGpmMetricsGet.metricsGet': { sem: { role: 'inoutRecord', record: 'nvmlGpmMetricsGet_t' }, reason: 'version, samples and metric ids in, metric values out (the caller sets version: NVML_GPM_METRICS_GET_VERSION)' },
-  'nvmlGpmQueryDeviceSupport.gpmSupport': { sem: { role: 'inoutRecord', record: 'nvmlGpmSupport_t', version: 1 }, reason: 'versioned (NVML_GPM_SUPPORT_VERSION = 1) although its name has no _vN' },
+  'nvmlGpmMetricsGet.metricsGet': {
+    sem: { role: 'inoutRecord', record: 'nvmlGpmMetricsGet_t' },
+    reason: 'version, samples and metric ids in, metric values out (the caller sets version: NVML_GPM_METRICS_GET_VERSION)',
+  },
+  'nvmlGpmQueryDeviceSupport.gpmSupport': {
+    sem: { role: 'inoutRecord', record: 'nvmlGpmSupport_t', version: 1 },
+    reason: 'versioned (NVML_GPM_SUPPORT_VERSION = 1) although its name has no _vN',
+  },
   'nvmlDeviceReadWritePRM_v1.buffer': { sem: { role: 'inoutRecord', record: 'nvmlPRMTLV_v1_t' }, reason: 'request in, response out' },
   'nvmlDeviceGetVgpuMetadata.bufferSize': { sem: { role: 'inout', elem: u32 }, reason: 'the record size in, the size needed out' },
   'nvmlVgpuInstanceGetMetadata.bufferSize': { sem: { role: 'inout', elem: u32 }, reason: 'the record size in, the size needed out' },
-  'nvmlDeviceGetFieldValues.values': { sem: { role: 'inArray', elem: record('nvmlFieldValue_st', 40), count: 'valuesCount', nullable: false, inout: true }, reason: 'field ids in, values written back into the same records' },
-  'nvmlDeviceClearFieldValues.values': { sem: { role: 'inArray', elem: record('nvmlFieldValue_st', 40), count: 'valuesCount', nullable: false, inout: true }, reason: 'field ids in, status written back' },
+  'nvmlDeviceGetFieldValues.values': {
+    sem: { role: 'inArray', elem: record('nvmlFieldValue_st', 40), count: 'valuesCount', nullable: false, inout: true },
+    reason: 'field ids in, values written back into the same records',
+  },
+  'nvmlDeviceClearFieldValues.values': {
+    sem: { role: 'inArray', elem: record('nvmlFieldValue_st', 40), count: 'valuesCount', nullable: false, inout: true },
+    reason: 'field ids in, status written back',
+  },
   'nvmlDeviceGetSupportedMemoryClocks.clocksMHz': filled(u32, 'count'),
   'nvmlDeviceGetSupportedMemoryClocks.count': capacity(['clocksMHz']),
   'nvmlDeviceGetSupportedGraphicsClocks.clocksMHz': filled(u32, 'count'),
@@ -55,12 +70,24 @@ const params: Record<string, Override> = {
   'nvmlVgpuInstanceGetEncoderSessions.sessionInfo': filled(record('nvmlEncoderSessionInfo_st', 36), 'sessionCount'),
   'nvmlVgpuInstanceGetEncoderSessions.sessionCount': capacity(['sessionInfo']),
   'nvmlDeviceDiscoverGpus.pciInfo': inRec('nvmlPciInfo_st', 'the PCI address to search (its domain, bus and device fields are read)'),
-  'nvmlDeviceGetConfComputeGpuAttestationReport.gpuAtstReport': { sem: { role: 'inoutRecord', record: 'nvmlConfComputeGpuAttestationReport_st' }, reason: 'the caller\'s nonce in, the report out (NVIDIA\'s bindings take the nonce)' },
-  'nvmlDeviceSetTemperatureThreshold.temp': { sem: { role: 'inout', elem: { t: 'int', bits: 32, signed: true } }, reason: 'the new threshold, read through a non-const int * (a setter)' },
-  'nvmlDeviceGetGspFirmwareVersion.version': { sem: { role: 'outText', length: 64 }, reason: 'a text buffer of NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (64) bytes; no length parameter' },
+  'nvmlDeviceGetConfComputeGpuAttestationReport.gpuAtstReport': {
+    sem: { role: 'inoutRecord', record: 'nvmlConfComputeGpuAttestationReport_st' },
+    reason: "the caller's nonce in, the report out (NVIDIA's bindings take the nonce)",
+  },
+  'nvmlDeviceSetTemperatureThreshold.temp': {
+    sem: { role: 'inout', elem: { t: 'int', bits: 32, signed: true } },
+    reason: 'the new threshold, read through a non-const int * (a setter)',
+  },
+  'nvmlDeviceGetGspFirmwareVersion.version': {
+    sem: { role: 'outText', length: 64 },
+    reason: 'a text buffer of NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (64) bytes; no length parameter',
+  },
   'nvmlDeviceGetCpuAffinity.cpuSet': { sem: { role: 'outArray', elem: u64, count: 'cpuSetSize' }, reason: CPU_SET },
   'nvmlDeviceGetCpuAffinityWithinScope.cpuSet': { sem: { role: 'outArray', elem: u64, count: 'cpuSetSize' }, reason: CPU_SET },
-  'nvmlDeviceGetMemoryAffinity.nodeSet': { sem: { role: 'outArray', elem: u64, count: 'nodeSetSize' }, reason: 'a bitmask of nodeSetSize unsigned longs filled by the call (its size is named ...Size, not a count)' },
+  'nvmlDeviceGetMemoryAffinity.nodeSet': {
+    sem: { role: 'outArray', elem: u64, count: 'nodeSetSize' },
+    reason: 'a bitmask of nodeSetSize unsigned longs filled by the call (its size is named ...Size, not a count)',
+  },
   'nvmlDeviceGetNumFans.numFans': scalarOut(u32),
   'nvmlDeviceGetNumGpuCores.numCores': scalarOut(u32),
   'nvmlVgpuTypeGetNumDisplayHeads.numDisplayHeads': scalarOut(u32),
