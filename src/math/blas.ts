@@ -93,6 +93,8 @@ export class Blas extends StreamBoundResource {
   private readonly sc = new MatrixSlot();
   private readonly vx = new VectorSlot();
   private readonly vy = new VectorSlot();
+  /** conjugate of the dot being made (dotArgs read it once). */
+  private conjugate = false;
   private readonly call = new GemmCall();
   /** What gemm resolved last (this.call holds its plan): views, transposes, the typed function (undefined: plan again). */
   private readonly memo: { a: unknown; b: unknown; c: unknown; tA: Transpose; tB: Transpose; real: boolean; fn: TypedGemm | undefined } = {
@@ -395,7 +397,7 @@ export class Blas extends StreamBoundResource {
     const count = checkLists(where, a, b, c);
     if (count === 0) return this;
     const table = new Uint32Array(6 * count);
-    this.collectBatch(where, a, b, c, table);
+    this.collectBatch(where, a, b, c, count, table);
     const compute = this.computeOf(where, o.computeType);
     const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
     const ab = this.sa.dtype;
@@ -448,8 +450,15 @@ export class Blas extends StreamBoundResource {
   }
 
   /** Resolves every matrix of the three lists, checks each list is uniform, writes the addresses into `table` (a | b | c). */
-  private collectBatch(where: string, a: readonly StridedView[], b: readonly StridedView[], c: readonly StridedView[], table: Uint32Array): void {
-    const count = a.length;
+  // `count` is the length checkLists read: a list whose length getter changes its answer cannot leave NULLs in the table
+  private collectBatch(
+    where: string,
+    a: readonly StridedView[],
+    b: readonly StridedView[],
+    c: readonly StridedView[],
+    count: number,
+    table: Uint32Array,
+  ): void {
     const first = new MatrixSlot();
     const fa = new MatrixSlot();
     const fb = new MatrixSlot();
@@ -472,12 +481,13 @@ export class Blas extends StreamBoundResource {
 
   // ── level 1 and 2 ─────────────────────────────────────────────────────────────────────────────
 
-  private vectors(where: string, x: unknown, y: unknown, dtype: unknown): Level1DType {
+  // `withY`: y is an argument (an undefined y is refused, never left as the last call's y)
+  private vectors(where: string, x: unknown, y: unknown, dtype: unknown, withY = true): Level1DType {
     const d = dtype === undefined ? undefined : checkDType(where, 'dtype', dtype, LEVEL1_DTYPES);
     const X = resolveVector(where, 'x', x, this.vx, d);
     const dt = checkDType(where, 'x dtype', X.dtype, LEVEL1_DTYPES);
     this.checkBuffer(where, 'x', X.buffer);
-    if (y !== undefined) {
+    if (withY) {
       const Y = resolveVector(where, 'y', y, this.vy, dt);
       if (Y.n !== X.n) throw new RangeError(`${where}: x holds ${X.n} elements and y ${Y.n}`);
       this.checkBuffer(where, 'y', Y.buffer);
@@ -513,7 +523,7 @@ export class Blas extends StreamBoundResource {
   scal(alpha: Scalar, x: Operand, options?: VectorOptions): this {
     const where = 'Blas.scal';
     const o = optionsOf(where, options, ['dtype']);
-    const dt = this.vectors(where, x, undefined, o.dtype);
+    const dt = this.vectors(where, x, undefined, o.dtype, false);
     const a = this.alphaBox.set(where, 'alpha', dt, alpha);
     this.enter(where);
     this.api[level1Name('scal', dt)](this.handle, this.vx.n, a, this.vx.address, this.vx.inc);
@@ -533,7 +543,7 @@ export class Blas extends StreamBoundResource {
     const where = 'Blas.dot';
     const dt = this.dotArgs(where, x, y, options);
     this.enter(where);
-    this.api[level1Name(options?.conjugate ? 'dotc' : 'dot', dt)](
+    this.api[level1Name(this.conjugate ? 'dotc' : 'dot', dt)](
       this.handle,
       this.vx.n,
       this.vx.address,
@@ -559,7 +569,7 @@ export class Blas extends StreamBoundResource {
     const dt = this.dotArgs(where, x, y, options);
     const r = this.resultAddress(where, result, dt);
     this.enter(where, POINTER_MODE_DEVICE);
-    this.api[level1Name(options?.conjugate ? 'dotc' : 'dot', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.vy.address, this.vy.inc, r);
+    this.api[level1Name(this.conjugate ? 'dotc' : 'dot', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.vy.address, this.vy.inc, r);
     return this;
   }
 
@@ -578,9 +588,11 @@ export class Blas extends StreamBoundResource {
 
   private dotArgs(where: string, x: unknown, y: unknown, options: DotOptions | undefined): Level1DType {
     const o = optionsOf(where, options, ['dtype', 'conjugate']);
-    if (o.conjugate !== undefined && typeof o.conjugate !== 'boolean')
-      throw new TypeError(`${where}: conjugate must be a boolean, got ${describe(o.conjugate)}`);
-    return this.vectors(where, x, y, o.dtype);
+    const conjugate = o.conjugate; // read once: a getter cannot pass the check and then pick dotc
+    if (conjugate !== undefined && typeof conjugate !== 'boolean') throw new TypeError(`${where}: conjugate must be a boolean, got ${describe(conjugate)}`);
+    const dt = this.vectors(where, x, y, o.dtype);
+    this.conjugate = conjugate === true;
+    return dt;
   }
 
   /**
@@ -592,7 +604,7 @@ export class Blas extends StreamBoundResource {
   nrm2(x: Operand, options?: VectorOptions): number {
     const where = 'Blas.nrm2';
     const o = optionsOf(where, options, ['dtype']);
-    const dt = this.vectors(where, x, undefined, o.dtype);
+    const dt = this.vectors(where, x, undefined, o.dtype, false);
     this.enter(where);
     this.api[level1Name('nrm2', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.resultFor(dt));
     return this.readResult(dt, true) as number;
@@ -608,7 +620,7 @@ export class Blas extends StreamBoundResource {
   nrm2Into(x: Operand, result: Operand, options?: VectorOptions): this {
     const where = 'Blas.nrm2Into';
     const o = optionsOf(where, options, ['dtype']);
-    const dt = this.vectors(where, x, undefined, o.dtype);
+    const dt = this.vectors(where, x, undefined, o.dtype, false);
     const r = this.resultAddress(where, result, realOf(dt));
     this.enter(where, POINTER_MODE_DEVICE);
     this.api[level1Name('nrm2', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, r);
@@ -623,7 +635,7 @@ export class Blas extends StreamBoundResource {
    */
   async nrm2Async(x: Operand, options?: VectorOptions): Promise<number> {
     const o = optionsOf('Blas.nrm2Async', options, ['dtype']);
-    const dt = this.vectors('Blas.nrm2Async', x, undefined, o.dtype);
+    const dt = this.vectors('Blas.nrm2Async', x, undefined, o.dtype, false);
     return (await this.viaDevice(realOf(dt), true, (r) => this.nrm2Into(x, r, options))) as number;
   }
 
@@ -644,7 +656,7 @@ export class Blas extends StreamBoundResource {
     const A = resolveMatrix(where, 'a', a, this.sa, 'col');
     const dt = checkDType(where, 'a dtype', A.dtype, LEVEL1_DTYPES);
     this.checkBuffer(where, 'a', A.buffer);
-    this.vectors(where, x, undefined, o.dtype ?? dt);
+    this.vectors(where, x, undefined, o.dtype ?? dt, false);
     const Y = resolveVector(where, 'y', y, this.vy, dt);
     this.checkBuffer(where, 'y', Y.buffer);
     if (this.vx.dtype !== dt) throw new TypeError(`${where}: x holds ${this.vx.dtype}, a ${dt}`);
