@@ -13,7 +13,7 @@ import { anyCapture, noteUse } from '../graph/capture';
 import { loadCurand, type curand } from '../releases';
 import type { Context } from '../context';
 import type { Stream, StreamLike } from '../stream';
-import { StreamBoundResource, checkCount, resolveStream, type Operand } from './common';
+import { StreamBoundResource, checkCount, optionsOf, resolveStream, type Operand } from './common';
 
 type CurandApi = ReturnType<typeof loadCurand>;
 type GeneratorHandle = ReturnType<CurandApi['curandCreateGenerator']>;
@@ -84,7 +84,7 @@ export interface NormalOptions extends FillOptions<'f32' | 'f64'> {
 }
 
 const FLOATS = ['f32', 'f64'] as const;
-const NO_OPTIONS: NormalOptions = {};
+const NORMAL_KEYS = ['mean', 'std', 'dtype'];
 
 function isQuasi(kind: RandomKind): boolean {
   return kind.includes('sobol');
@@ -108,22 +108,22 @@ function checkOptions(
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
   const o = options as RandomGeneratorOptions;
   checkKeys(where, o, ['kind', 'seed', 'offset', 'ordering', 'dimensions', 'stream']);
-  const kind = o.kind ?? 'philox4_32_10';
+  // each option read once: a getter cannot pass a check with one answer and reach cuRAND with another
+  const { kind = 'philox4_32_10', ordering = 'default', seed: seedIn, offset: offsetIn, dimensions: dimensionsIn, stream } = o;
   if (!KINDS.includes(kind)) throw new TypeError(`${where}: kind must be one of ${KINDS.map((k) => `'${k}'`).join(', ')}, got ${describe(kind)}`);
-  const ordering = o.ordering ?? 'default';
   if (!ORDERINGS.includes(ordering))
     throw new TypeError(`${where}: ordering must be one of ${ORDERINGS.map((k) => `'${k}'`).join(', ')}, got ${describe(ordering)}`);
   const quasi = isQuasi(kind);
   if (quasi && ordering !== 'default') throw new TypeError(`${where}: a quasi generator (${kind}) takes ordering 'default' only, got '${ordering}'`);
-  if (quasi && o.seed !== undefined) throw new TypeError(`${where}: a quasi generator (${kind}) takes no seed (use offset or the scrambled kinds)`);
-  if (!quasi && o.dimensions !== undefined) throw new TypeError(`${where}: dimensions are for the quasi generators (sobol…), not ${kind}`);
-  const seed = o.seed === undefined ? undefined : checkU64(where, 'seed', o.seed);
-  const offset = o.offset === undefined ? undefined : checkU64(where, 'offset', o.offset);
+  if (quasi && seedIn !== undefined) throw new TypeError(`${where}: a quasi generator (${kind}) takes no seed (use offset or the scrambled kinds)`);
+  if (!quasi && dimensionsIn !== undefined) throw new TypeError(`${where}: dimensions are for the quasi generators (sobol…), not ${kind}`);
+  const seed = seedIn === undefined ? undefined : checkU64(where, 'seed', seedIn);
+  const offset = offsetIn === undefined ? undefined : checkU64(where, 'offset', offsetIn);
   if (offset !== undefined && offset !== 0 && offset !== 0n && (kind === 'mtgp32' || kind === 'mt19937'))
     throw new RangeError(`${where}: ${kind} cannot start at an offset (cuRAND does not support it)`);
-  const dimensions = o.dimensions === undefined ? undefined : checkCount(where, 'dimensions', o.dimensions, 1);
+  const dimensions = dimensionsIn === undefined ? undefined : checkCount(where, 'dimensions', dimensionsIn, 1);
   if (dimensions !== undefined && dimensions > 20000) throw new RangeError(`${where}: dimensions must be 1 to 20000, got ${dimensions}`);
-  return { kind, seed, offset, ordering, dimensions, stream: o.stream };
+  return { kind, seed, offset, ordering, dimensions, stream };
 }
 
 function destroyGenerator(ctx: Context, handle: GeneratorHandle): void {
@@ -264,7 +264,7 @@ export class RandomGenerator extends StreamBoundResource {
    */
   uniform<O extends Operand>(out: O, options?: FillOptions<'f32' | 'f64'>): O {
     const where = 'RandomGenerator.uniform';
-    const t = this.target(where, out, options?.dtype, FLOATS);
+    const t = this.target(where, out, optionsOf(where, options, ['dtype']).dtype, FLOATS);
     if (t.count === 0) return out;
     if (t.dtype === 'f32') this.api.curandGenerateUniform(this.h, t.address, t.count);
     else this.api.curandGenerateUniformDouble(this.h, t.address, t.count);
@@ -278,7 +278,7 @@ export class RandomGenerator extends StreamBoundResource {
    * @param options `mean` (default 0), `std` (≥ 0, default 1) and `dtype` ('f32' or 'f64': required for a DeviceBuffer out).
    */
   normal<O extends Operand>(out: O, options?: NormalOptions): O {
-    return this.paired('RandomGenerator.normal', out, options ?? NO_OPTIONS, false);
+    return this.paired('RandomGenerator.normal', out, options, false);
   }
 
   /**
@@ -288,7 +288,7 @@ export class RandomGenerator extends StreamBoundResource {
    * @param options `mean` and `std` of the underlying normal (default 0 and 1; std ≥ 0) and `dtype` ('f32' or 'f64': required for a DeviceBuffer out).
    */
   logNormal<O extends Operand>(out: O, options?: NormalOptions): O {
-    return this.paired('RandomGenerator.logNormal', out, options ?? NO_OPTIONS, true);
+    return this.paired('RandomGenerator.logNormal', out, options, true);
   }
 
   /**
@@ -327,8 +327,8 @@ export class RandomGenerator extends StreamBoundResource {
     return `RandomGenerator(${this.kind}${this.closed ? ', closed' : ''})`;
   }
 
-  private paired<O extends Operand>(where: string, out: O, o: NormalOptions, log: boolean): O {
-    if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object { mean?, std?, dtype? }, got ${describe(o)}`);
+  private paired<O extends Operand>(where: string, out: O, options: NormalOptions | undefined, log: boolean): O {
+    const o = optionsOf(where, options, NORMAL_KEYS);
     const mean = o.mean ?? 0;
     const std = o.std ?? 1;
     if (typeof mean !== 'number' || !Number.isFinite(mean)) throw new TypeError(`${where}: mean must be a finite number, got ${describe(mean)}`);
@@ -399,6 +399,8 @@ export class RandomGenerator extends StreamBoundResource {
         `${where}: out must be a DeviceBuffer or a StridedView of device memory, got ${describe(out)}${ArrayBuffer.isView(out) ? ' (a host array: cuRAND writes device memory; allocate a DeviceBuffer)' : ''}`,
       );
     }
+    if (t.buffer.context !== this.context)
+      throw new TypeError(`${where}: out belongs to ${String(t.buffer.context)}, the generator to ${String(this.context)}`);
     if (t.count % this.dimensions !== 0)
       throw new RangeError(
         `${where}: a ${this.kind} generator of ${this.dimensions} dimensions fills whole multiples of ${this.dimensions} values, got ${t.count}`,

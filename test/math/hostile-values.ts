@@ -124,3 +124,31 @@ export function dirtyCalls(calls: readonly (readonly [string, readonly unknown[]
   }
   return bad;
 }
+
+/** A log of fake C calls: [function name, arguments]. */
+export type CallLog = [string, unknown[]][];
+
+/**
+ * Runs `call` on each value; returns the lines that break the rules: a wrong error, a value `expect`
+ * says must be refused accepted, a refusal after `isWork` calls were made, a bad value reaching C.
+ */
+export function sweep(
+  where: string,
+  values: readonly (readonly [string, unknown])[],
+  call: (v: unknown) => unknown,
+  expect: 'refused' | 'either',
+  calls: CallLog,
+  isWork: (name: string) => boolean,
+): string[] {
+  const bad: string[] = [];
+  for (const [label, v] of values) {
+    calls.length = 0;
+    const got = outcome(where, () => call(v));
+    if (got !== 'ok' && got !== 'refused') bad.push(`${label}: ${got}`);
+    else if (expect === 'refused' && got === 'ok') bad.push(`${label}: accepted`);
+    else if (got === 'refused' && calls.some(([n]) => isWork(n))) bad.push(`${label}: refused after the library was called`);
+    const dirty = dirtyCalls(calls);
+    if (dirty.length > 0) bad.push(`${label}: ${dirty.join('; ')}`);
+  }
+  return bad;
+}

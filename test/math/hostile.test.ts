@@ -8,9 +8,9 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { Blas } from '../../src/math/blas';
 import { matrix } from '../../src/math/matrix';
-import { BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, POISON, dirtyCalls, optionVariants, outcome } from './hostile-values';
+import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, POISON, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
 
-const calls: [string, unknown[]][] = [];
+const calls: CallLog = [];
 const fakeCublas = new Proxy({} as Record<string, unknown>, {
   get:
     (_t, name: string) =>
@@ -34,7 +34,6 @@ function buffer(bytes: number, context = ctx): DeviceBuffer {
 type D = 'f32' | 'f64' | 'c64' | 'i32' | 'f16';
 const mat = (rows: number, cols: number, dtype: D = 'f32', context = ctx) => matrix(buffer(16 * Math.max(1, rows * cols), context), { dtype, rows, cols });
 const vec = (n: number, dtype: D = 'f32', context = ctx) => StridedView.of(buffer(16 * Math.max(1, n), context), { dtype, shape: [n] });
-const workCalls = () => calls.filter(([n]) => !/^cublas(Create|SetStream|SetPointerMode|Destroy|GetPointerMode)/.test(n));
 
 let blas: Blas;
 beforeEach(() => {
@@ -53,20 +52,9 @@ afterEach(() => {
   expect(dirtyCalls(calls)).toEqual([]);
 });
 
-/** Runs `call` on each value; returns the lines that break the rules (a wrong error, a refused value reaching cuBLAS). */
-function sweep(where: string, values: readonly (readonly [string, unknown])[], call: (v: unknown) => unknown, expect: 'refused' | 'either'): string[] {
-  const bad: string[] = [];
-  for (const [label, v] of values) {
-    calls.length = 0;
-    const got = outcome(where, () => call(v));
-    if (got !== 'ok' && got !== 'refused') bad.push(`${label}: ${got}`);
-    else if (expect === 'refused' && got === 'ok') bad.push(`${label}: accepted`);
-    else if (got === 'refused' && workCalls().length > 0) bad.push(`${label}: refused after cuBLAS was called`);
-    const dirty = dirtyCalls(calls);
-    if (dirty.length > 0) bad.push(`${label}: ${dirty.join('; ')}`);
-  }
-  return bad;
-}
+const isWork = (n: string) => !/^cublas(Create|SetStream|SetPointerMode|Destroy|GetPointerMode)/.test(n);
+const sweep = (where: string, values: readonly (readonly [string, unknown])[], call: (v: unknown) => unknown, expect: 'refused' | 'either') =>
+  sweepValues(where, values, call, expect, calls, isWork);
 
 /** Every method of Blas with valid arguments, and a way to swap in one hostile argument. */
 const METHODS: Record<string, (b: Blas, o?: unknown) => unknown> = {
@@ -134,7 +122,7 @@ describe('options objects', () => {
     const x = vec(5, 'c64');
     if (name === 'dot') blas.dot(x, vec(5, 'c64'), o);
     else blas.dotInto(x, vec(5, 'c64'), vec(1, 'c64'), o);
-    expect(workCalls().map(([n]) => n)).toEqual(['cublasCdotu']);
+    expect(calls.filter(([n]) => isWork(n)).map(([n]) => n)).toEqual(['cublasCdotu']);
   });
 });
 
