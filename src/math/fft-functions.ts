@@ -139,7 +139,7 @@ const KEYS = ['out', 'stream', 'normalize', 'dtype'];
 const IRFFT_KEYS = [...KEYS, 'n'];
 
 function transform(kind: Kind, x: Operand, options: IrfftOptions | undefined): StridedView {
-  const o = options ?? NO_OPTIONS;
+  const o = options === undefined ? NO_OPTIONS : options; // null is refused as any non-object
   const m = memos[kind.id];
   if (m !== undefined && x instanceof StridedViewClass && typeof o === 'object' && o !== null) {
     const done = again(kind, m, x, o);
@@ -168,7 +168,11 @@ function resolveAndRun(kind: Kind, x: Operand, o: IrfftOptions): StridedView {
   const outDtype = fftDtypes(kind.type, precision).output;
   const given = o.out === undefined ? undefined : asResult(where, o.out, outShape, outDtype);
   const stream = streamOf(where, common.stream);
+  sameContext(where, 'x', input, stream);
+  if (given !== undefined) sameContext(where, 'out', given, stream);
   const out = given ?? newResult(outShape, outDtype, stream);
+  // an empty batch (a leading axis of 0): an empty result, as numpy's (cuFFT takes no batch of 0)
+  if (!kind.all && input.shape.some((v, d) => v === 0 && d < ndim - 1)) return out;
   let plan: FftPlan;
   try {
     plan = execute(where, kind, input, out, rank, stream, common);
@@ -258,11 +262,13 @@ function again(kind: Kind, m: Memo, x: StridedView, o: IrfftOptions): StridedVie
   const xb = x.buffer;
   const given = o.out;
   if (!(xb instanceof DeviceBufferClass) || (given === undefined) !== (m.outStrides === undefined)) return undefined;
+  if (xb.context !== stream.context) return undefined; // the full path names the foreign operand
   if (
     given !== undefined &&
     !(
       given instanceof StridedViewClass &&
       given.buffer instanceof DeviceBufferClass &&
+      given.buffer.context === stream.context &&
       given.dtype === m.outDtype &&
       sameNumbers(given.shape, m.outShape) &&
       sameNumbers(given.strides, m.outStrides!)
@@ -339,6 +345,12 @@ function asResult(where: string, out: unknown, shape: number[], dtype: DType): S
     return StridedView.of(out, { dtype, shape });
   }
   throw new TypeError(`${where}: out must be a DeviceBuffer or a StridedView of device memory, got ${describe(out)}`);
+}
+
+function sameContext(where: string, name: string, v: StridedView, stream: Stream): void {
+  const b = v.buffer;
+  if (b instanceof DeviceBuffer && b.context !== stream.context)
+    throw new TypeError(`${where}: ${name} belongs to ${String(b.context)}, the stream to ${String(stream.context)}`);
 }
 
 function newResult(shape: readonly number[], dtype: DType, stream: Stream): StridedView {

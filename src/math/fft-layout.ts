@@ -87,6 +87,11 @@ export function makeSide(where: string, name: string, dtype: DType, extents: rea
   cufftLayout(where, name, shape, s); // refuses what cuFFT cannot address
   let extent = 1;
   for (let d = 0; d < shape.length; d++) extent += (shape[d] - 1) * s[d];
+  // past 2**53 the sums above (and the byte counts made from them) are no longer exact
+  if (!Number.isSafeInteger(extent * 16) || s.some((v) => !Number.isSafeInteger(v * 16)))
+    throw new RangeError(
+      `${where}: ${name.startsWith('input') ? 'an input' : 'an output'} of shape [${shape}] strides [${s}] spans more elements than JS counts exactly (2**53 bytes)`,
+    );
   const contiguous = s.every((v, d) => shape[d] === 1 || v === packed[d]);
   return { dtype, shape, strides: s, extent, contiguous };
 }
@@ -96,7 +101,7 @@ function checkStrides(where: string, name: string, v: unknown, length: number): 
     throw new TypeError(
       `${where}: ${name} must be an array of ${length} strides in elements (batch axis first), got ${Array.isArray(v) ? `${v.length} entries` : describe(v)}`,
     );
-  return v.map((x, i) => checkCount(where, `${name}[${i}]`, x, 1));
+  return Array.from(v, (x, i) => checkCount(where, `${name}[${i}]`, x, 1)); // Array.from visits holes (map skips them)
 }
 
 /**
@@ -129,7 +134,7 @@ export function cufftLayout(where: string, name: string, shape: readonly number[
 export function checkFftShape(where: string, v: unknown): number[] {
   if (!Array.isArray(v) || v.length < 1 || v.length > 3)
     throw new TypeError(`${where}: shape must be an array of 1 to 3 transform sizes, got ${Array.isArray(v) ? `${v.length} entries` : describe(v)}`);
-  return v.map((x, i) => checkCount(where, `shape[${i}]`, x, 1));
+  return Array.from(v, (x, i) => checkCount(where, `shape[${i}]`, x, 1)); // Array.from visits holes (map skips them)
 }
 
 /** Checks a string option against its allowed values (TypeError naming it). */

@@ -342,8 +342,8 @@ export class FftPlan extends StreamBoundResource {
     this.checkUsable(where);
     if (output === input && this.type !== 'c2c')
       throw new TypeError(`${where}: an in-place ${this.type} transform needs two views of one buffer (real and complex), not the same operand twice`);
-    const ip = addressOf(where, 'input', input, this.input, this.inputBytes);
-    const op = output === input ? ip : addressOf(where, 'output', output, this.output, this.outputBytes);
+    const ip = addressOf(where, 'input', input, this.input, this.inputBytes, this.context);
+    const op = output === input ? ip : addressOf(where, 'output', output, this.output, this.outputBytes, this.context);
     if (ip === op && this.type === 'c2c' && !this.inPlaceOk) throw new RangeError(`${where}: in place, the input and output layouts must be equal`);
     this.lastInput = input;
     this.lastOutput = output;
@@ -447,14 +447,19 @@ function bufferOf(v: Operand): DeviceBuffer | undefined {
   return v instanceof StridedView ? (v.buffer instanceof DeviceBuffer ? v.buffer : undefined) : v;
 }
 
+function foreign(where: string, name: string, b: DeviceBuffer, ctx: Context): TypeError {
+  return new TypeError(`${where}: ${name} belongs to ${String(b.context)}, the plan to ${String(ctx)}`);
+}
+
 /**
  * The device address of `v` as `side`: a StridedView with the side's dtype, shape and strides, or a
  * DeviceBuffer (packed sides only) holding at least `bytes`. Throws TypeError/RangeError naming `where`.
  */
-function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes: number): number {
+function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes: number, ctx: Context): number {
   if (v instanceof StridedView) {
     const buf = v.buffer;
     if (!(buf instanceof DeviceBuffer)) throw new TypeError(`${where}: ${name} must view device memory, got a view of ${describe(buf)}`);
+    if (buf.context !== ctx) throw foreign(where, name, buf, ctx);
     if (v.dtype !== side.dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the plan takes ${side.dtype}`);
     if (!matches(v, side))
       throw new RangeError(
@@ -463,6 +468,7 @@ function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes
     return buf.ptr + v.byteOffset;
   }
   if (v instanceof DeviceBuffer) {
+    if (v.context !== ctx) throw foreign(where, name, v, ctx);
     if (!side.contiguous) throw new TypeError(`${where}: the plan's ${name} is strided: pass a StridedView of shape [${side.shape}] strides [${side.strides}]`);
     if (v.byteLength < bytes)
       throw new RangeError(`${where}: ${name} holds ${v.byteLength} bytes, the plan's ${name} needs ${bytes} (${side.extent} ${side.dtype})`);
