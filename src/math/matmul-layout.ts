@@ -111,9 +111,12 @@ export function describeMatrix(where: string, name: string, v: unknown): MatrixS
   checkKeys(`${where}: ${name}`, v, ['dtype', 'shape', 'order', 'ld', 'batchStride']);
   const d = v as { dtype: unknown; shape: unknown; order?: unknown; ld?: unknown; batchStride?: unknown };
   slot.dtype = checkDType(where, `${name}.dtype`, d.dtype, MATMUL_DTYPES);
-  if (!Array.isArray(d.shape) || (d.shape.length !== 2 && d.shape.length !== 3))
-    throw new RangeError(`${where}: ${name}.shape must be [rows, cols] or [batch, rows, cols], got ${describe(d.shape)}`);
-  const shape = d.shape.map((x, i) => checkCount(where, `${name}.shape[${i}]`, x));
+  const given = d.shape; // read once: a getter cannot pass the checks with one shape and give another
+  if (!Array.isArray(given) || (given.length !== 2 && given.length !== 3))
+    throw new RangeError(`${where}: ${name}.shape must be [rows, cols] or [batch, rows, cols], got ${describe(given)}`);
+  const shape = Array.from(given, (x, i) => checkCount(where, `${name}.shape[${i}]`, x)); // Array.from visits holes
+  // cuBLASLt's batch count is an int32; rows and cols as a view's (resolveMatrix)
+  if (shape.some((x) => x > INT32_MAX)) throw new RangeError(`${where}: ${name}.shape has a size above 2**31 - 1, got [${shape}]`);
   const order = d.order ?? 'row';
   if (order !== 'row' && order !== 'col') throw new TypeError(`${where}: ${name}.order must be 'row' or 'col', got ${describe(order)}`);
   slot.rows = shape[shape.length - 2];

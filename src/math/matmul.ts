@@ -14,7 +14,7 @@ import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, type StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
-import { ScalarBox, StreamBoundResource, checkCount, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
+import { ScalarBox, StreamBoundResource, checkCount, cudaDataType, optionsOf, resolveStream, type Operand, type Scalar } from './common';
 import { CUBLAS_COMPUTE, checkComputeType, defaultComputeType, gemmScaleType, type ComputeType } from './blas-gemm';
 import { MatrixSlot, VectorSlot, checkTranspose, opCode, opCols, opRows, resolveMatrix, resolveVector, type Transpose } from './matrix';
 import {
@@ -401,8 +401,7 @@ export class Matmul extends StreamBoundResource {
     const where = 'Matmul.execute';
     const plan = this.planned;
     if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
-    if (typeof operands !== 'object' || operands === null)
-      throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
+    checkOperands(where, operands);
     // the views of the last execute again (immutable, checked against this plan then): only their buffers' life is checked
     const memo = this.memo;
     if (operands.a !== memo.a || operands.b !== memo.b || operands.c !== memo.c || operands.d !== memo.d || plan !== memo.plan)
@@ -425,7 +424,7 @@ export class Matmul extends StreamBoundResource {
     }
     const alpha = this.alphaBox.set(where, 'alpha', this.scale, operands.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', this.scale, operands.beta ?? 0);
-    const stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
+    const stream = this.streamOf(where, operands.stream);
     this.checkUsable(where);
     // a created stream carries its context: trust the door's last binding (a stale one fails cleanly and is
     // retried below); a default stream would run in whichever context is current, so those bind for real
@@ -445,6 +444,15 @@ export class Matmul extends StreamBoundResource {
       this.enqueue(alpha, beta, wsAddress, stream.handle);
     }
     return this;
+  }
+
+  /** The Matmul's stream, or `s` resolved: a stream of the Matmul's context (another's would run the product there). */
+  private streamOf(where: string, s: StreamLike | undefined): Stream {
+    if (s === undefined) return this.stream;
+    const stream = resolveStream(where, s);
+    if (stream.context !== this.context)
+      throw new TypeError(`${where}: the stream belongs to ${String(stream.context)}, the Matmul to ${String(this.context)}`);
+    return stream;
   }
 
   /** The cublasLtMatmul of execute(), on the resolved operands and the chosen algorithm. */
@@ -536,9 +544,15 @@ export class Matmul extends StreamBoundResource {
    */
   async autotune(operands: MatmulOperands, options: { iterations?: number } = {}): Promise<number[]> {
     const where = 'Matmul.autotune';
-    const iterations = options.iterations === undefined ? 3 : checkCount(where, 'iterations', options.iterations, 1);
-    if (this.planned === undefined) throw new TypeError(`${where}: call plan() first`);
-    const stream: Stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
+    const { iterations: iterationsIn } = optionsOf(where, options, ['iterations']);
+    const iterations = iterationsIn === undefined ? 3 : checkCount(where, 'iterations', iterationsIn, 1);
+    const plan = this.planned;
+    if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
+    // the operands checked here, named as autotune's, before any event or product
+    checkOperands(where, operands);
+    this.resolveOperands(where, plan, operands);
+    this.epilogueOperands(where, plan, operands);
+    const stream: Stream = this.streamOf(where, operands.stream);
     const start = Event.create({ context: this.context });
     const end = Event.create({ context: this.context });
     const times: number[] = [];
@@ -598,6 +612,15 @@ interface LtObjects {
   op: LtObject<cublaslt.cublasLtMatmulDesc_t>;
   pref: LtObject<cublaslt.cublasLtMatmulPreference_t>;
   layouts: LtObject<cublaslt.cublasLtMatrixLayout_t>[];
+}
+
+const OPERAND_KEYS = ['a', 'b', 'c', 'd', 'alpha', 'beta', 'bias', 'aux', 'biasGrad', 'stream'];
+
+/** An operands object of execute/autotune, holding no unknown key (a typo such as `alhpa` would silently be alpha 1). */
+function checkOperands(where: string, operands: unknown): void {
+  if (typeof operands !== 'object' || operands === null)
+    throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
+  for (const k in operands) if (!OPERAND_KEYS.includes(k)) throw new TypeError(`${where}: unknown operand '${k}' (expected ${OPERAND_KEYS.join(', ')})`);
 }
 
 /** Checks the options of Matmul.create and works out M, N, K, the batch and the types (no library call). */

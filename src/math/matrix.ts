@@ -123,8 +123,8 @@ export function resolveMatrix(where: string, name: string, v: unknown, slot: Mat
       `${where}: ${name} (shape [${shape}], strides [${strides}]) is neither row-major (strides [ld, 1], ld ≥ cols) nor column-major (strides [1, ld], ld ≥ rows)`,
     );
   }
-  if (rows > INT32_MAX || cols > INT32_MAX || ld > INT32_MAX)
-    throw new RangeError(`${where}: ${name} has a dimension or leading dimension above 2**31 - 1 (shape [${shape}], ld ${ld})`);
+  if (rows > INT32_MAX || cols > INT32_MAX || ld > INT32_MAX || (nd === 3 && shape[0] > INT32_MAX))
+    throw new RangeError(`${where}: ${name} has a dimension, batch or leading dimension above 2**31 - 1 (shape [${shape}], ld ${ld})`);
   slot.address = buffer.ptr + v.byteOffset;
   slot.dtype = v.dtype;
   slot.rows = rows;

@@ -103,6 +103,23 @@ export function outcome(where: string, call: () => unknown): string {
   return 'ok';
 }
 
+/** As {@link outcome} for a call that may answer with a promise: a rejection counts as a throw. */
+export async function outcomeAsync(where: string, call: () => unknown): Promise<string> {
+  let settled: unknown;
+  const sync = outcome(where, () => {
+    settled = call();
+  });
+  if (sync !== 'ok' || !(settled instanceof Promise)) return sync;
+  try {
+    await settled;
+    return 'ok';
+  } catch (e) {
+    return outcome(where, () => {
+      throw e;
+    });
+  }
+}
+
 /** True for a value that C may receive from the math objects: a finite number within 2**64, a bigint pointer, bytes, a record of those. */
 function cleanValue(v: unknown, depth = 0): boolean {
   if (typeof v === 'number') return Number.isFinite(v) && Math.abs(v) < 2 ** 64;
