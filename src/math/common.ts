@@ -4,6 +4,7 @@
 import { bfloat16Bits, complexParts, halfBits } from '../../support';
 import { Context } from '../context';
 import { describe } from '../describe';
+import { ClosedObjectError } from '../errors';
 import { Resource } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView, type DType } from '../memory/strided-view';
@@ -96,6 +97,15 @@ function notDevice(where: string, name: string, v: unknown): TypeError {
 }
 
 /**
+ * ClosedObjectError naming `where` when `b` (or the buffer it views) is closed: its own check finds the
+ * call on the stack, where V8 names a static method's frame `Function.csr`, not `SparseMatrix.csr`.
+ */
+export function checkOpen(where: string, b: DeviceBuffer): void {
+  if (b.closed) throw new ClosedObjectError(where, b.core.kind);
+  if (b.parent !== undefined && b.parent.closed) throw new ClosedObjectError(where, b.parent.core.kind);
+}
+
+/**
  * Resolves `value` to an address, dtype, shape and strides. A DeviceBuffer is a contiguous vector of
  * `dtype` (required then); a StridedView brings its own dtype, which must equal `dtype` when given.
  * The buffer must be open; bounds were checked when the view was made.
@@ -105,11 +115,13 @@ export function operand(where: string, name: string, value: unknown, dtype?: DTy
     const buffer = value.buffer;
     if (!(buffer instanceof DeviceBuffer)) throw notDevice(where, name, value);
     if (dtype !== undefined && value.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${value.dtype}, expected ${dtype}`);
+    checkOpen(where, buffer);
     return { address: buffer.ptr + value.byteOffset, dtype: value.dtype, shape: value.shape, strides: value.strides, buffer };
   }
   if (value instanceof DeviceBuffer) {
     if (dtype === undefined) throw new TypeError(`${where}: ${name} is a DeviceBuffer without a dtype: pass a StridedView or the dtype option`);
     const size = DTYPE_SIZES[dtype];
+    checkOpen(where, value);
     return { address: value.ptr, dtype, shape: [Math.floor(value.byteLength / size)], strides: [1], buffer: value };
   }
   throw notDevice(where, name, value);

@@ -6,7 +6,7 @@
 import { checkKeys, describe } from '../describe';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView, type DType } from '../memory/strided-view';
-import { checkCount } from './common';
+import { checkCount, checkOpen } from './common';
 
 /** How a matrix lies in memory: 'row' (row-major, C order) or 'col' (column-major, Fortran order). */
 export type Order = 'row' | 'col';
@@ -125,6 +125,7 @@ export function resolveMatrix(where: string, name: string, v: unknown, slot: Mat
   }
   if (rows > INT32_MAX || cols > INT32_MAX || ld > INT32_MAX || (nd === 3 && shape[0] > INT32_MAX))
     throw new RangeError(`${where}: ${name} has a dimension, batch or leading dimension above 2**31 - 1 (shape [${shape}], ld ${ld})`);
+  checkOpen(where, buffer);
   slot.address = buffer.ptr + v.byteOffset;
   slot.dtype = v.dtype;
   slot.rows = rows;
@@ -160,6 +161,7 @@ export function resolveVector(where: string, name: string, v: unknown, slot: Vec
     const inc = v.shape[0] <= 1 ? 1 : v.strides[0];
     if (inc <= 0) throw new RangeError(`${where}: ${name} must have a positive stride, got ${v.strides[0]}`);
     if (v.shape[0] > INT32_MAX || inc > INT32_MAX) throw new RangeError(`${where}: ${name} is longer (or more strided) than cuBLAS's int takes`);
+    checkOpen(where, buffer);
     slot.address = buffer.ptr + v.byteOffset;
     slot.dtype = v.dtype;
     slot.n = v.shape[0];
@@ -171,6 +173,7 @@ export function resolveVector(where: string, name: string, v: unknown, slot: Vec
     if (dtype === undefined) throw new TypeError(`${where}: ${name} is a DeviceBuffer without a dtype: pass a 1-D StridedView or the dtype option`);
     const n = Math.floor(v.byteLength / DTYPE_SIZES[dtype]);
     if (n > INT32_MAX) throw new RangeError(`${where}: ${name} holds ${n} elements, more than cuBLAS's int takes`);
+    checkOpen(where, v);
     slot.address = v.ptr;
     slot.dtype = dtype;
     slot.n = n;

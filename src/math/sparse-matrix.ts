@@ -281,6 +281,8 @@ export class SparseMatrix extends Resource {
     checkDType(where, 'dtype', dtype, SPARSE_VALUE_TYPES);
     if ((dtype === 'f32' || dtype === 'c64') !== values instanceof Float32Array)
       throw new TypeError(`${where}: dtype '${dtype}' does not match values, a ${values.constructor.name}`);
+    const complex = dtype === 'c64' || dtype === 'c128';
+    if (complex && values.length % 2 !== 0) throw new RangeError(`${where}: values holds ${values.length} numbers: ${dtype} needs (re, im) pairs`);
     for (const [name, a] of [
       [firstName, first],
       [secondName, second],
@@ -295,7 +297,7 @@ export class SparseMatrix extends Resource {
     try {
       for (const a of [first, second, values] as ArrayBufferView[])
         owned.push(a.byteLength > 0 ? DeviceBuffer.from(a, upload) : DeviceBuffer.alloc(DTYPE_SIZES[dtype], upload));
-      const nnz = values.length / (dtype === 'c64' || dtype === 'c128' ? 2 : 1);
+      const nnz = values.length / (complex ? 2 : 1);
       const device: SparseParts = { rows: parts.rows, cols: parts.cols, values: owned[2], dtype, indexType, nnz, indexBase: parts.indexBase };
       (device as unknown as Record<string, unknown>)[firstName] = owned[0];
       (device as unknown as Record<string, unknown>)[secondName] = owned[1];

@@ -259,6 +259,7 @@ export class Sparse extends StreamBoundResource {
       if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseVector`);
       if (v.operand.buffer.closed) throw new TypeError(`${where}: the buffer under DenseVector ${name} was closed`);
       if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
+      if (v.operand.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
       if (v.size !== size) throw new RangeError(`${where}: ${name} has ${v.size} elements, needs ${size}`);
       const r = v.operand;
       return { descriptor: v.descriptor, entry: undefined, buffer: r.buffer, offset: r.address - r.buffer.ptr, address: r.address };
@@ -296,6 +297,7 @@ export class Sparse extends StreamBoundResource {
     if (v instanceof DenseMatrix) {
       if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseMatrix`);
       if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
+      if (v.shape.r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
       return { descriptor: v.descriptor, rows: v.rows, cols: v.cols };
     }
     const s: DenseShape = denseMatrix(where, name, v, dtype);

@@ -94,6 +94,11 @@ describe('Matmul.create', () => {
     const a = StridedView.of(buffer(64), { dtype: 'f32', shape: [2 ** 31, 4, 3], strides: [0, 3, 1] });
     expect(outcome('Matmul.create', () => create({ a, b: { dtype: 'f32', shape: [3, 2] }, stream }))).toBe('refused');
   });
+  test('a closed view as a description is refused, named Matmul.create (a static method)', () => {
+    const a = view(4, 3);
+    (a.buffer as DeviceBuffer).close();
+    expect(() => create({ a, b: { dtype: 'f32', shape: [3, 2] }, stream })).toThrow(/^Matmul.create: the DeviceBuffer \(wrapped\) is closed/);
+  });
   test('a shape getter answering differently on each read', () => {
     let reads = 0;
     const a = {
