@@ -17,7 +17,7 @@
 import { loadCusolver, type cusolver } from '../releases';
 import { checkKeys, describe } from '../describe';
 import { DeviceBuffer } from '../memory/device-buffer';
-import { DTYPE_SIZES, type StridedView } from '../memory/strided-view';
+import { DTYPE_SIZES, StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
 import { StreamBoundResource, createStream, cudaDataType, operand, resolveStream, type Operand } from './common';
 import {
@@ -105,7 +105,8 @@ function options<T extends object>(where: string, v: T | undefined, keys: string
   if (v === undefined) return {};
   if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: options must be an object, got ${describe(v)}`);
   checkKeys(where, v as Record<string, unknown>, keys);
-  return v;
+  // a copy: each option read once, so a getter cannot pass a check (an output's length) and then give another value
+  return { ...v };
 }
 
 function flag(where: string, name: string, v: unknown, fallback: boolean): boolean {
@@ -263,9 +264,16 @@ export class DenseSolver extends StreamBoundResource {
     return this.finish(p);
   }
 
-  /** The typed layer, with the handle's context current. */
-  private api(where: string): ReturnType<typeof loadCusolver> {
+  /** The typed layer, with the handle's context current; `operands` (resolved, or given outputs) must be of that context. */
+  private api(where: string, operands: Record<string, unknown> = {}): ReturnType<typeof loadCusolver> {
     this.checkUsable(where);
+    for (const name in operands) {
+      const v = operands[name];
+      // a view, a DeviceBuffer, or a resolved operand ({ buffer })
+      const b = v instanceof StridedView ? v.buffer : v instanceof DeviceBuffer ? v : (v as { buffer?: unknown } | undefined)?.buffer;
+      if (b instanceof DeviceBuffer && b.context !== this.context)
+        throw new TypeError(`${where}: ${name} belongs to ${String(b.context)}, the solver to ${String(this.context)}`);
+    }
     const api = loadCusolver();
     this.context.bind();
     return api;
@@ -302,7 +310,7 @@ export class DenseSolver extends StreamBoundResource {
     const A = solverMatrix(where, 'a', a);
     const n = checkSquare(where, 'a', A);
     checkComplexLayout(where, 'a', A);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r });
     const [h, p, uplo, dt] = [this.handle, this.params, fill(lower, A.colMajor), cudaDataType(where, A.dtype)];
     const sizes = api.cusolverDnXpotrf_bufferSize(h, p, uplo, n, dt, A.r.address, A.ld, dt);
     return this.launch(
@@ -345,7 +353,7 @@ export class DenseSolver extends StreamBoundResource {
     const n = checkSquare(where, 'a', A);
     checkComplexLayout(where, 'a', A);
     const B = rightHandSides(where, 'b', b, A.dtype, n);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r, b: B.r });
     const [h, p, uplo, dt] = [this.handle, this.params, fill(lower, A.colMajor), cudaDataType(where, A.dtype)];
     return this.launch(
       where,
@@ -390,7 +398,7 @@ export class DenseSolver extends StreamBoundResource {
     const A = solverMatrix(where, 'a', a);
     const k = Math.min(A.m, A.n);
     if (o.pivots !== undefined) outputVector(where, 'pivots', o.pivots, 'i64', k);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r, pivots: o.pivots });
     const pivots = o.pivots ?? allocVector('i64', k, this.stream);
     const allocated = o.pivots === undefined ? [(pivots as StridedView).buffer as DeviceBuffer] : [];
     const ipiv = operand(where, 'pivots', pivots, 'i64').address;
@@ -439,7 +447,7 @@ export class DenseSolver extends StreamBoundResource {
     const n = checkSquare(where, 'lu.a', A);
     const B = rightHandSides(where, 'b', b, A.dtype, n);
     const ipiv = operand(where, 'lu.pivots', lu.pivots, 'i64').address;
-    const api = this.api(where);
+    const api = this.api(where, { 'lu.a': A.r, b: B.r, 'lu.pivots': lu.pivots });
     const [h, p, dt, trans] = [this.handle, this.params, cudaDataType(where, A.dtype), lu.transposed ? OP_T : OP_N];
     return this.launch(
       where,
@@ -483,7 +491,7 @@ export class DenseSolver extends StreamBoundResource {
     checkColMajor(where, 'a', A);
     const k = Math.min(A.m, A.n);
     if (o.tau !== undefined) outputVector(where, 'tau', o.tau, A.dtype, k);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r, tau: o.tau });
     const tau = o.tau ?? allocVector(A.dtype, k, this.stream);
     const allocated = o.tau === undefined ? [(tau as StridedView).buffer as DeviceBuffer] : [];
     const tauAddress = operand(where, 'tau', tau, A.dtype).address;
@@ -535,7 +543,7 @@ export class DenseSolver extends StreamBoundResource {
     if (A.m > INT32_MAX || A.ld > INT32_MAX) throw new RangeError(`${where}: orgqr takes 32-bit sizes, a is ${A.m}×${A.n} (ld ${A.ld})`);
     const k = A.n;
     const tauAddress = outputVector(where, 'tau', tau, A.dtype, k);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r, tau });
     const fn = ORGQR[A.dtype];
     const h = this.handle;
     // the legacy call counts its workspace in elements of the data type
@@ -589,7 +597,7 @@ export class DenseSolver extends StreamBoundResource {
     checkComplexLayout(where, 'a', A);
     const real = REAL_OF[A.dtype];
     if (o.w !== undefined) outputVector(where, 'w', o.w, real, n);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r, w: o.w });
     const w = o.w ?? allocVector(real, n, this.stream);
     const allocated = o.w === undefined ? [(w as StridedView).buffer as DeviceBuffer] : [];
     const wAddress = operand(where, 'w', w, real).address;
@@ -640,7 +648,7 @@ export class DenseSolver extends StreamBoundResource {
   private enqueueGesvd(a: StridedView, opts: { vectors?: 'all' | 'thin' | 'none'; s?: Operand; u?: Operand; vt?: Operand } | undefined): Pending<SvdResult> {
     const where = 'DenseSolver.gesvd';
     const { o, mode, A, shapes, real } = gesvdArgs(where, a, opts);
-    const api = this.api(where);
+    const api = this.api(where, { a: A.r, s: o.s, u: o.u, vt: o.vt });
     const allocated: DeviceBuffer[] = [];
     const made = (v: Operand | undefined, alloc: () => StridedView): Operand => {
       if (v !== undefined) return v;
