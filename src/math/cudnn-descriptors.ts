@@ -36,7 +36,8 @@ function positiveIntegers(where: string, name: string, v: unknown, min: number, 
   if (!Array.isArray(v)) throw new TypeError(`${where}: ${name} must be an array of integers, got ${describe(v)}`);
   if (v.length < minLength || v.length > maxLength)
     throw new RangeError(`${where}: ${name} must have ${minLength === maxLength ? minLength : `${minLength} to ${maxLength}`} entries, got ${v.length}`);
-  return v.map((x, i) => {
+  // Array.from visits holes (map skips them: a hole would reach cuDNN as a 0 in the Int32Array)
+  return Array.from(v, (x: unknown, i) => {
     if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max)
       throw new RangeError(`${where}: ${name}[${i}] must be an integer in [${min}, ${max}], got ${describe(x)}`);
     return x;

@@ -233,8 +233,9 @@ export class Cudnn extends StreamBoundResource {
     const where = 'Cudnn.setStream';
     this.checkUsable(where);
     const s = resolveStream(where, stream);
-    if (s === this.stream || s.handle === this.stream.handle) return;
+    // the context first: another context's legacy stream has the same handle, yet is not this handle's
     if (s.context !== this.context) throw new TypeError(`${where}: the stream belongs to ${String(s.context)}, the handle to ${String(this.context)}`);
+    if (s === this.stream || s.handle === this.stream.handle) return;
     this.context.bind();
     this.api.cudnnSetStream(this.handle, s.handle as unknown as cudnnNative.cudaStream_t);
     this.dropWorkspace();
