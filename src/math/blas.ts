@@ -396,8 +396,7 @@ export class Blas extends StreamBoundResource {
     const { o, tA, tB, algo } = gemmExOptions(where, options);
     const count = checkLists(where, a, b, c);
     if (count === 0) return this;
-    const table = new Uint32Array(6 * count);
-    this.collectBatch(where, a, b, c, count, table);
+    const table = this.collectBatch(where, a, b, c, count);
     const compute = this.computeOf(where, o.computeType);
     const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
     const ab = this.sa.dtype;
@@ -449,19 +448,15 @@ export class Blas extends StreamBoundResource {
     return this;
   }
 
-  /** Resolves every matrix of the three lists, checks each list is uniform, writes the addresses into `table` (a | b | c). */
+  /** Resolves every matrix of the three lists, checks each list is uniform; returns the address table (a | b | c, two u32 halves each). */
   // `count` is the length checkLists read: a list whose length getter changes its answer cannot leave NULLs in the table
-  private collectBatch(
-    where: string,
-    a: readonly StridedView[],
-    b: readonly StridedView[],
-    c: readonly StridedView[],
-    count: number,
-    table: Uint32Array,
-  ): void {
+  private collectBatch(where: string, a: readonly StridedView[], b: readonly StridedView[], c: readonly StridedView[], count: number): Uint32Array {
     const first = new MatrixSlot();
     const fa = new MatrixSlot();
     const fb = new MatrixSlot();
+    // the addresses gathered first, the table made once every entry resolved: a holey list of 2**31 - 1
+    // entries is refused at its first hole, not by a failed 48 GiB allocation
+    const addresses: number[] = [];
     for (let i = 0; i < count; i++) {
       this.resolveGemm(where, a[i], b[i], c[i], false);
       if (i === 0) {
@@ -473,10 +468,15 @@ export class Blas extends StreamBoundResource {
         sameLayout(where, `b[${i}]`, fb, this.sb);
         sameLayout(where, `c[${i}]`, first, this.sc);
       }
-      writeAddress(table, i, this.sa.address);
-      writeAddress(table, count + i, this.sb.address);
-      writeAddress(table, 2 * count + i, this.sc.address);
+      addresses.push(this.sa.address, this.sb.address, this.sc.address);
     }
+    const table = new Uint32Array(6 * count);
+    for (let i = 0; i < count; i++) {
+      writeAddress(table, i, addresses[3 * i]);
+      writeAddress(table, count + i, addresses[3 * i + 1]);
+      writeAddress(table, 2 * count + i, addresses[3 * i + 2]);
+    }
+    return table;
   }
 
   // ── level 1 and 2 ─────────────────────────────────────────────────────────────────────────────

@@ -208,6 +208,13 @@ describe('operands', () => {
   });
 });
 
+test('Blas.gemmBatched: holey lists of 2**31 - 1 entries are refused at their first hole, before a 48 GiB table is made', () => {
+  const huge = (first: StridedView) => Object.assign(new Array(2 ** 31 - 1), { 0: first });
+  const started = Date.now();
+  expect(() => blas.gemmBatched(huge(mat(4, 3)), huge(mat(3, 2)), huge(mat(4, 2)))).toThrow(/^Blas.gemmBatched: c must be a 2-D StridedView of device memory, got undefined/);
+  expect(Date.now() - started).toBeLessThan(1000);
+});
+
 describe('create and setStream', () => {
   test('Blas.create refuses hostile options before loading cuBLAS', () => {
     loadCublas.mockClear();
