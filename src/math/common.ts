@@ -114,9 +114,10 @@ export function operand(where: string, name: string, value: unknown, dtype?: DTy
   if (value instanceof StridedView) {
     const buffer = value.buffer;
     if (!(buffer instanceof DeviceBuffer)) throw notDevice(where, name, value);
-    if (dtype !== undefined && value.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${value.dtype}, expected ${dtype}`);
+    const held = value.dtype; // read once: the dtype checked is the dtype returned
+    if (dtype !== undefined && held !== dtype) throw new TypeError(`${where}: ${name} holds ${held}, expected ${dtype}`);
     checkOpen(where, buffer);
-    return { address: buffer.ptr + value.byteOffset, dtype: value.dtype, shape: value.shape, strides: value.strides, buffer };
+    return { address: buffer.ptr + value.byteOffset, dtype: held, shape: value.shape, strides: value.strides, buffer };
   }
   if (value instanceof DeviceBuffer) {
     if (dtype === undefined) throw new TypeError(`${where}: ${name} is a DeviceBuffer without a dtype: pass a StridedView or the dtype option`);

@@ -8,6 +8,7 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { Blas } from '../../src/math/blas';
 import { matrix } from '../../src/math/matrix';
+import { operand } from '../../src/math/common';
 import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, POISON, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
 
 const calls: CallLog = [];
@@ -211,8 +212,17 @@ describe('operands', () => {
 test('Blas.gemmBatched: holey lists of 2**31 - 1 entries are refused at their first hole, before a 48 GiB table is made', () => {
   const huge = (first: StridedView) => Object.assign(new Array(2 ** 31 - 1), { 0: first });
   const started = Date.now();
-  expect(() => blas.gemmBatched(huge(mat(4, 3)), huge(mat(3, 2)), huge(mat(4, 2)))).toThrow(/^Blas.gemmBatched: c must be a 2-D StridedView of device memory, got undefined/);
+  expect(() => blas.gemmBatched(huge(mat(4, 3)), huge(mat(3, 2)), huge(mat(4, 2)))).toThrow(
+    /^Blas.gemmBatched: c must be a 2-D StridedView of device memory, got undefined/,
+  );
   expect(Date.now() - started).toBeLessThan(1000);
+});
+
+test('operand(): a view whose dtype answers differently on each read resolves to the dtype it was checked with', () => {
+  const real = vec(4);
+  let reads = 0;
+  const flipping = new Proxy(real, { get: (t, k) => (k === 'dtype' ? (reads++ === 0 ? 'f32' : 'f16') : Reflect.get(t, k, t)) });
+  expect(operand('T.m', 'x', flipping, 'f32').dtype).toBe('f32');
 });
 
 describe('create and setStream', () => {
