@@ -148,10 +148,13 @@ function transform(kind: Kind, x: Operand, options: IrfftOptions | undefined): S
   return resolveAndRun(kind, x, o);
 }
 
-function resolveAndRun(kind: Kind, x: Operand, o: IrfftOptions): StridedView {
+function resolveAndRun(kind: Kind, x: Operand, options: IrfftOptions): StridedView {
   const where = kind.where;
-  if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
-  checkKeys(where, o, kind.type === 'c2r' ? IRFFT_KEYS : KEYS);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
+  checkKeys(where, options, kind.type === 'c2r' ? IRFFT_KEYS : KEYS);
+  // each option read once: what is checked is what runs, and what the next call is compared with (remember)
+  const { out, stream: streamOption, normalize, dtype, n } = options;
+  const o: IrfftOptions = { out, stream: streamOption, normalize, dtype, n };
   const common = commonOptions(where, o, 'backward');
   const input = asView(where, x, o.dtype);
   const precision = input.dtype === 'f64' || input.dtype === 'c128' ? 'double' : 'single';
@@ -170,18 +173,18 @@ function resolveAndRun(kind: Kind, x: Operand, o: IrfftOptions): StridedView {
   const stream = streamOf(where, common.stream);
   sameContext(where, 'x', input, stream);
   if (given !== undefined) sameContext(where, 'out', given, stream);
-  const out = given ?? newResult(outShape, outDtype, stream);
+  const result = given ?? newResult(outShape, outDtype, stream);
   // an empty batch (a leading axis of 0): an empty result, as numpy's (cuFFT takes no batch of 0)
-  if (!kind.all && input.shape.some((v, d) => v === 0 && d < ndim - 1)) return out;
+  if (!kind.all && input.shape.some((v, d) => v === 0 && d < ndim - 1)) return result;
   let plan: FftPlan;
   try {
-    plan = execute(where, kind, input, out, rank, stream, common);
+    plan = execute(where, kind, input, result, rank, stream, common);
   } catch (e) {
-    if (given === undefined) out.buffer.close();
+    if (given === undefined) result.buffer.close();
     throw e;
   }
-  remember(kind, x, o, plan, stream, out, given !== undefined);
-  return out;
+  remember(kind, x, o, plan, stream, result, given !== undefined);
+  return result;
 }
 
 function execute(where: string, kind: Kind, input: StridedView, out: StridedView, rank: number, stream: Stream, common: ResolvedCommon): FftPlan {

@@ -8,7 +8,7 @@ import { DeviceBuffer } from '../../src/memory/device-buffer';
 import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { FftPlan } from '../../src/math/fft';
-import { fft, fftn, ifft, ifftn, irfft, irfftn, rfft, rfftn } from '../../src/math/fft-functions';
+import { fft, fftPlanCache, fftn, ifft, ifftn, irfft, irfftn, rfft, rfftn } from '../../src/math/fft-functions';
 import * as scaling from '../../src/math/fft-scale';
 import { driverlessContext } from '../helpers/fake-driver';
 import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
@@ -242,6 +242,22 @@ describe('fft() and the other one-line transforms', () => {
       ['short buffer', buffer(8)],
     ];
     expect(sweep(name, outs, (v) => f(x(), { stream, out: v as never }), 'refused', false)).toEqual([]);
+  });
+  test('a stream getter answering differently on each read: the next call is not run on the stream the getter gave first', () => {
+    const [legacy, perThread] = [stream, Stream.perThread(ctx)];
+    fftPlanCache.clear(); // no remembered call or cached plan from the tests before
+    let reads = 0;
+    const o = {
+      normalize: 'none' as const,
+      get stream() {
+        return reads++ === 0 ? legacy : perThread;
+      },
+    };
+    fft(view('c64', [2, 16]), o);
+    calls.length = 0;
+    fft(view('c64', [2, 16]), { stream: perThread, normalize: 'none' });
+    // a plan for the per-thread stream is made (its cufftSetStream), not the legacy stream's plan reused
+    expect(calls.filter(([n, a]) => n === 'cufftSetStream' && a[1] === perThread.handle)).toHaveLength(1);
   });
   test.each([['irfft'], ['irfftn']])('%s: n takes no bad number', (name) => {
     const f = FUNCTIONS[name as keyof typeof FUNCTIONS] as typeof irfft;
