@@ -404,8 +404,9 @@ export class Matmul extends StreamBoundResource {
     checkOperands(where, operands);
     // the views of the last execute again (immutable, checked against this plan then): only their buffers' life is checked
     const memo = this.memo;
-    if (operands.a !== memo.a || operands.b !== memo.b || operands.c !== memo.c || operands.d !== memo.d || plan !== memo.plan)
-      this.resolveOperands(where, plan, operands);
+    // read once: the views compared with the memo are the views resolved and remembered
+    const { a, b, c, d } = operands;
+    if (a !== memo.a || b !== memo.b || c !== memo.c || d !== memo.d || plan !== memo.plan) this.resolveOperands(where, plan, a, b, c, d);
     else for (let i = 0; i < 4; i++) this.resolved[i].buffer!.launchAddress();
     const t = plan.traits;
     let bias = this.pointers.bias;
@@ -481,25 +482,24 @@ export class Matmul extends StreamBoundResource {
   }
 
   /** Resolves a, b, c and d against the plan into this.resolved and remembers them (execute's memo). */
-  private resolveOperands(where: string, plan: Planned, operands: MatmulOperands): void {
+  private resolveOperands(where: string, plan: Planned, a: unknown, b: unknown, c: unknown, d: unknown): void {
     const memo = this.memo;
     memo.plan = undefined;
     const al = plan.alignment;
-    const A = this.operand(where, 'a', operands.a, this.desc.a, al);
-    const B = this.operand(where, 'b', operands.b, this.desc.b, al);
-    const D = this.operand(where, 'd', operands.d, this.desc.d, al);
-    if ((operands.d as StridedView).readOnly) throw new TypeError(`${where}: d is a read-only view`);
+    const A = this.operand(where, 'a', a, this.desc.a, al);
+    const B = this.operand(where, 'b', b, this.desc.b, al);
+    const D = this.operand(where, 'd', d, this.desc.d, al);
+    if ((d as StridedView).readOnly) throw new TypeError(`${where}: d is a read-only view`);
     let C = D;
     if (this.desc.c !== undefined) {
-      if (operands.c === undefined) throw new TypeError(`${where}: c is missing (the Matmul was made with a c)`);
-      C = this.operand(where, 'c', operands.c, this.desc.c, al);
-    } else if (operands.c !== undefined)
-      throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
+      if (c === undefined) throw new TypeError(`${where}: c is missing (the Matmul was made with a c)`);
+      C = this.operand(where, 'c', c, this.desc.c, al);
+    } else if (c !== undefined) throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
     this.resolved = [A, B, C, D];
-    memo.a = operands.a;
-    memo.b = operands.b;
-    memo.c = operands.c;
-    memo.d = operands.d;
+    memo.a = a;
+    memo.b = b;
+    memo.c = c;
+    memo.d = d;
     memo.plan = plan;
   }
 
@@ -550,7 +550,7 @@ export class Matmul extends StreamBoundResource {
     if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
     // the operands checked here, named as autotune's, before any event or product
     checkOperands(where, operands);
-    this.resolveOperands(where, plan, operands);
+    this.resolveOperands(where, plan, operands.a, operands.b, operands.c, operands.d);
     this.epilogueOperands(where, plan, operands);
     const stream: Stream = this.streamOf(where, operands.stream);
     const start = Event.create({ context: this.context });

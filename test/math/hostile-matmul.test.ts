@@ -160,6 +160,23 @@ describe('plan, select, execute, autotune', () => {
     expect(outcome('Matmul.execute', () => mm.execute({ a: view(4, 3), b: view(3, 2), d: d() }))).toBe('ok');
     expect(sweep('execute', values, (o) => mm.execute(o as never), 'refused')).toEqual([]);
   });
+  test('Matmul.execute reads each operand once: the view remembered is the view resolved', () => {
+    mm.plan();
+    const [v, w, b] = [view(4, 3), view(4, 3), view(3, 2)];
+    const d = matrix(buffer(64), { dtype: 'f32', rows: 4, cols: 2, order: 'col' });
+    let reads = 0;
+    const ops = {
+      get a() {
+        return reads++ < 2 ? v : w; // v to the memo comparison and the checks, w to a third read
+      },
+      b,
+      d,
+    };
+    mm.execute(ops);
+    mm.execute({ a: w, b, d });
+    const runs = calls.filter(([n]) => n === 'cublasLtMatmul').map(([, args]) => args[3]);
+    expect(runs).toEqual([v.address, w.address]);
+  });
   test('Matmul.execute before plan, and after close', () => {
     const d = matrix(buffer(64), { dtype: 'f32', rows: 4, cols: 2, order: 'col' });
     expect(outcome('Matmul.execute', () => mm.execute({ a: view(4, 3), b: view(3, 2), d }))).toBe('refused');
