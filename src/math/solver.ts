@@ -446,7 +446,9 @@ export class DenseSolver extends StreamBoundResource {
     const A = solverMatrix(where, 'lu.a', lu.a);
     const n = checkSquare(where, 'lu.a', A);
     const B = rightHandSides(where, 'b', b, A.dtype, n);
-    const ipiv = operand(where, 'lu.pivots', lu.pivots, 'i64').address;
+    // LuFactors' fields are writable in JS: pivots checked as getrf's output was (n contiguous i64), transposed a boolean
+    const ipiv = outputVector(where, 'lu.pivots', lu.pivots, 'i64', n);
+    if (typeof lu.transposed !== 'boolean') throw new TypeError(`${where}: lu.transposed must be a boolean, got ${describe(lu.transposed)}`);
     const api = this.api(where, { 'lu.a': A.r, b: B.r, 'lu.pivots': lu.pivots });
     const [h, p, dt, trans] = [this.handle, this.params, cudaDataType(where, A.dtype), lu.transposed ? OP_T : OP_N];
     return this.launch(

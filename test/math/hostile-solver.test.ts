@@ -145,6 +145,16 @@ describe('operands', () => {
     expect(bad).toEqual([]);
     expect(calls.filter(([n]) => isWork(n) && n !== 'cusolverDnXgetrf')).toEqual([]);
   });
+  test('getrs checks the LuFactors it is given (their fields are writable in JS): short pivots, a non-boolean transposed', () => {
+    const lu = solver.getrfSync(mat('f64', 3, 3), { pivots: vec('i64', 3) });
+    const writable = lu as unknown as { pivots: unknown; transposed: unknown };
+    writable.pivots = vec('i64', 1);
+    expect(outcome('DenseSolver.getrs', () => solver.getrsSync(lu, vec('f64', 3)))).toBe('refused');
+    writable.pivots = vec('i64', 3);
+    writable.transposed = 'yes';
+    expect(outcome('DenseSolver.getrs', () => solver.getrsSync(lu, vec('f64', 3)))).toBe('refused');
+    expect(calls.filter(([n]) => n === 'cusolverDnXgetrs')).toEqual([]);
+  });
   test('the awaited forms refuse the same way (a throw or a rejection naming the call)', async () => {
     const runs: [string, () => unknown][] = [
       ['potrf', () => solver.potrf(5 as never)],
