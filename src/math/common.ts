@@ -193,6 +193,16 @@ export class ScalarBox {
   }
 }
 
+// ── fields ───────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Makes `keys` of `o` read-only for real (TypeScript's `readonly` is erased): what the calls check
+ * against them (a matrix's rows, a descriptor's extent, a plan's layout) stays what C was given.
+ */
+export function lockFields<T extends object>(o: T, keys: readonly (keyof T & string)[]): void {
+  for (const k of keys) Object.defineProperty(o, k, { value: o[k], writable: false, configurable: false, enumerable: true });
+}
+
 // ── options ──────────────────────────────────────────────────────────────────────────────────────
 
 const NO_OPTIONS = Object.freeze({});
@@ -236,6 +246,7 @@ export abstract class StreamBoundResource extends Resource {
     super(kind, destroy, [stream, stream.context]);
     this.context = stream.context;
     this.current = stream;
+    lockFields(this as StreamBoundResource, ['context']);
   }
 
   /** The stream the handle's work is enqueued on. */

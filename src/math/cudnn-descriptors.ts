@@ -5,7 +5,7 @@
 import { describe } from '../describe';
 import { Resource } from '../lifecycle';
 import { StridedView, contiguousStrides } from '../memory/strided-view';
-import { checkDType } from './common';
+import { checkDType, lockFields } from './common';
 import {
   CUDNN_ACTIVATION_MODE,
   CUDNN_CONVOLUTION_MODE,
@@ -133,6 +133,8 @@ export class TensorDescriptor extends Resource {
     this.size = shape.reduce((a, b) => a * b, 1);
     this.extent = shape.reduce((acc, n, d) => acc + (n - 1) * strides[d], 0) + 1;
     if (this.extent > Number.MAX_SAFE_INTEGER) throw new RangeError(`${where}: the tensor spans more than 2**53 elements`);
+    // the calls check tensors against these (extent: the bytes cuDNN touches): they stay the native descriptor's
+    lockFields(this as TensorDescriptor, ['dtype', 'shape', 'strides', 'size', 'extent', 'id']);
   }
 
   /**
@@ -222,6 +224,7 @@ export class FilterDescriptor extends Resource {
     this.layout = layout;
     this.strides = Object.freeze(layout === 'NHWC' ? channelsLastStrides(shape) : contiguousStrides(shape));
     this.size = shape.reduce((a, b) => a * b, 1);
+    lockFields(this as FilterDescriptor, ['dtype', 'shape', 'layout', 'strides', 'size', 'id']);
   }
 
   /**
@@ -364,6 +367,7 @@ export class ConvolutionDescriptor extends Resource {
     this.spatialDims = lengths[0];
     this.natives = natives;
     this.slot = slot;
+    lockFields(this as ConvolutionDescriptor, ['padding', 'stride', 'dilation', 'groups', 'mathType', 'mode', 'computeType', 'spatialDims', 'id']);
   }
 
   /** `setting` (padding, stride or dilation) for `dims` spatial dimensions. @internal */
@@ -503,6 +507,7 @@ export class ActivationDescriptor extends Resource {
     this.mode = mode;
     this.coef = coef;
     this.propagateNan = o.propagateNan === true;
+    lockFields(this as ActivationDescriptor, ['mode', 'coef', 'propagateNan']);
   }
 
   /** cuDNN's descriptor, made on the first call that needs it. @internal */

@@ -16,7 +16,7 @@ import { loadCufft, type cufft } from '../releases';
 import { validity } from '../validity';
 import type { Stream, StreamLike } from '../stream';
 import type { Context } from '../context';
-import { StreamBoundResource, checkCount, resolveStream, type Operand } from './common';
+import { StreamBoundResource, checkCount, lockFields, resolveStream, type Operand } from './common';
 import {
   FFT_NORMALIZE,
   FFT_TYPES,
@@ -211,8 +211,8 @@ export class FftPlan extends StreamBoundResource {
     this.precision = g.precision;
     this.shape = Object.freeze(g.n.slice());
     this.batch = g.batch;
-    this.input = g.input;
-    this.output = g.output;
+    this.input = freezeSide(g.input);
+    this.output = freezeSide(g.output);
     this.normalize = normalize;
     this.workspaceBytes = workspaceBytes;
     this.h = h;
@@ -231,6 +231,8 @@ export class FftPlan extends StreamBoundResource {
     this.scaling = normalize === 'none' ? undefined : scalePlan(g.output);
     this.inPlaceOk = g.type === 'c2c' && sameLayout(g.input, g.output);
     this.hinted = stream.handle > 2;
+    // the executions check operands against these: they stay the layout cuFFT planned
+    lockFields(this as FftPlan, ['type', 'precision', 'shape', 'batch', 'input', 'output', 'normalize', 'workspaceBytes']);
   }
 
   /**
@@ -433,6 +435,11 @@ export function commonOptions(where: string, o: FftPlanCommonOptions, defaultNor
   const normalize = o.normalize === undefined ? defaultNormalize : checkChoice(where, 'normalize', o.normalize, FFT_NORMALIZE);
   const workspace = o.workspace === undefined ? 'pool' : checkChoice(where, 'workspace', o.workspace, ['pool', 'cufft'] as const);
   return { normalize, stream: o.stream, workspace };
+}
+
+/** A side with its arrays frozen (a plan's layout, checked against every operand). */
+function freezeSide(side: FftSide): FftSide {
+  return Object.freeze({ ...side, shape: Object.freeze(side.shape.slice()), strides: Object.freeze(side.strides.slice()) });
 }
 
 function sizeOf(side: FftSide): number {

@@ -261,7 +261,8 @@ export class Matmul extends StreamBoundResource {
 
   /** The algorithms of the last plan, in the heuristic's order. */
   get algorithms(): readonly MatmulAlgorithm[] {
-    return this.algos;
+    // copies: what execute hands cuBLASLt (the algo bytes, the workspace size it may use) cannot be changed from outside
+    return this.algos.map((a) => Object.freeze({ ...a, algo: a.algo.slice() }));
   }
 
   /** The index (in {@link Matmul.algorithms}) execute uses. */

@@ -13,7 +13,7 @@ import { anyCapture, noteUse } from '../graph/capture';
 import { loadCurand, type curand } from '../releases';
 import type { Context } from '../context';
 import type { Stream, StreamLike } from '../stream';
-import { StreamBoundResource, checkCount, optionsOf, resolveStream, type Operand } from './common';
+import { StreamBoundResource, checkCount, lockFields, optionsOf, resolveStream, type Operand } from './common';
 
 type CurandApi = ReturnType<typeof loadCurand>;
 type GeneratorHandle = ReturnType<CurandApi['curandCreateGenerator']>;
@@ -173,6 +173,7 @@ export class RandomGenerator extends StreamBoundResource {
     this.dimensions = dimensions;
     this.h = h;
     this.api = api;
+    lockFields(this as RandomGenerator, ['kind', 'dimensions']);
   }
 
   /**

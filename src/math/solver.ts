@@ -19,7 +19,7 @@ import { checkKeys, describe } from '../describe';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
-import { StreamBoundResource, createStream, cudaDataType, operand, resolveStream, type Operand } from './common';
+import { StreamBoundResource, createStream, cudaDataType, lockFields, operand, resolveStream, type Operand } from './common';
 import {
   ConvergenceError,
   InfoSlots,
@@ -62,7 +62,9 @@ export class LuFactors {
     /** True when a was row-major: cuSOLVER factored Aᵀ and getrs solves with the transposed factors. */
     readonly transposed: boolean,
     private readonly ownsPivots: boolean,
-  ) {}
+  ) {
+    lockFields(this as LuFactors, ['a', 'pivots', 'transposed']);
+  }
 
   /** Frees the pivots when getrf allocated them. */
   close(): void {

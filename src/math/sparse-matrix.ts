@@ -9,7 +9,7 @@ import { Resource } from '../lifecycle';
 import { DeviceBuffer, ownerOf } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
-import { checkCount, checkDType, cudaDataType, operand, type DType, type ResolvedOperand } from './common';
+import { checkCount, checkDType, cudaDataType, lockFields, operand, type DType, type ResolvedOperand } from './common';
 
 /** Element types of sparse values and dense operands. */
 export type SparseValueType = 'f32' | 'f64' | 'c64' | 'c128';
@@ -216,6 +216,7 @@ export class SparseMatrix extends Resource {
     this.indexBase = p.indexBase;
     this.arrays = [p.first, p.second, p.values];
     this.descriptor = descriptor;
+    lockFields(this as SparseMatrix, ['format', 'rows', 'cols', 'nnz', 'dtype', 'indexType', 'indexBase', 'descriptor']);
   }
 
   private static make(where: string, format: SparseFormat, parts: SparseParts): SparseMatrix {
@@ -398,7 +399,8 @@ export class DenseVector extends Resource {
     this.size = size;
     this.dtype = dtype;
     this.descriptor = descriptor;
-    this.operand = r;
+    this.operand = Object.freeze({ ...r });
+    lockFields(this as DenseVector, ['size', 'dtype', 'descriptor', 'operand']);
   }
 
   /**
@@ -442,7 +444,8 @@ export class DenseMatrix extends Resource {
     this.dtype = dtype;
     this.order = s.order === CUSPARSE_ORDER.row ? 'row' : 'col';
     this.descriptor = descriptor;
-    this.shape = s;
+    this.shape = Object.freeze({ ...s, r: Object.freeze({ ...s.r }) });
+    lockFields(this as DenseMatrix, ['rows', 'cols', 'dtype', 'order', 'descriptor', 'shape']);
   }
 
   /**

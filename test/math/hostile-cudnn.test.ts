@@ -9,7 +9,17 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { Cudnn } from '../../src/math/cudnn';
 import { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDescriptor } from '../../src/math/cudnn-descriptors';
-import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
+import {
+  type CallLog,
+  BAD_NUMBERS,
+  NOT_OBJECTS,
+  NOT_OPERANDS,
+  dirtyCalls,
+  optionVariants,
+  outcome,
+  sweep as sweepValues,
+  writableFields,
+} from './hostile-values';
 
 type Perf = { algo: number; status: number; time: number; memory: number; determinism: number; mathType: number; reserved: number[] };
 const perf = (algo: number): Perf => ({ algo, status: 0, time: -1, memory: 0, determinism: 1, mathType: 0, reserved: [0, 0, 0] });
@@ -111,6 +121,19 @@ describe('descriptors', () => {
     ];
     expect(sweep('ActivationDescriptor', values, (a) => new ActivationDescriptor(...(a as [never, never])).close(), 'refused')).toEqual([]);
   });
+});
+
+test('descriptor fields are read-only: the extent checked is the native descriptor’s', () => {
+  const t = new TensorDescriptor({ dtype: 'f32', shape: [1, 3, 8, 8] });
+  const f = new FilterDescriptor({ dtype: 'f32', shape: [4, 3, 3, 3] });
+  const c = new ConvolutionDescriptor({ padding: 1 });
+  const a = new ActivationDescriptor('clippedRelu', { ceiling: 6 });
+  expect(writableFields(t, { dtype: 'f16', shape: [1], strides: [1], size: 1, extent: 1 })).toEqual([]);
+  expect(writableFields(f, { shape: [1, 1, 1], size: 1, layout: 'NHWC' })).toEqual([]);
+  expect(writableFields(c, { padding: 5, stride: 2, groups: 3, mathType: 'tensorOp' })).toEqual([]);
+  expect(writableFields(a, { mode: 'relu', coef: 1 })).toEqual([]);
+  expect(writableFields(cudnn, { context: otherCtx })).toEqual([]);
+  for (const o of [t, f, c, a]) o.close();
 });
 
 describe('Cudnn methods', () => {

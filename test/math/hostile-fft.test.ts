@@ -11,7 +11,17 @@ import { FftPlan } from '../../src/math/fft';
 import { fft, fftPlanCache, fftn, ifft, ifftn, irfft, irfftn, rfft, rfftn } from '../../src/math/fft-functions';
 import * as scaling from '../../src/math/fft-scale';
 import { driverlessContext } from '../helpers/fake-driver';
-import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
+import {
+  type CallLog,
+  BAD_NUMBERS,
+  NOT_OBJECTS,
+  NOT_OPERANDS,
+  dirtyCalls,
+  optionVariants,
+  outcome,
+  sweep as sweepValues,
+  writableFields,
+} from './hostile-values';
 
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
@@ -185,6 +195,15 @@ describe('FftPlan.like and a plan’s executions', () => {
     expect(sweep('FftPlan.setStream', values, (s) => plan.setStream(s as never), 'refused', false)).toEqual([]);
     plan.close();
   });
+});
+
+test('a plan’s layout is read-only: executions check operands against what cuFFT planned', () => {
+  const plan = FftPlan.create({ shape: [16], batch: 2, stream });
+  expect(writableFields(plan, { type: 'r2c', shape: [1], batch: 1, input: {}, output: {}, normalize: 'ortho', workspaceBytes: 0 })).toEqual([]);
+  expect(writableFields(plan.input, { extent: 1, dtype: 'c128' })).toEqual([]);
+  expect(writableFields(plan.input.shape, { 1: 1 })).toEqual([]);
+  expect(outcome('FftPlan.forward', () => plan.forward(view('c64', [2, 1]), view('c64', [2, 16])))).toBe('refused');
+  plan.close();
 });
 
 const FUNCTIONS = { fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn } as const;

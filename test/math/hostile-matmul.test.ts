@@ -19,6 +19,7 @@ import {
   outcome,
   outcomeAsync,
   sweep as sweepValues,
+  writableFields,
 } from './hostile-values';
 
 const calls: CallLog = [];
@@ -176,6 +177,17 @@ describe('plan, select, execute, autotune', () => {
     mm.execute({ a: w, b, d });
     const runs = calls.filter(([n]) => n === 'cublasLtMatmul').map(([, args]) => args[3]);
     expect(runs).toEqual([v.address, w.address]);
+  });
+  test('the planned algorithms cannot be changed from outside (workspace size, algo bytes)', () => {
+    mm.plan();
+    const d = matrix(buffer(64), { dtype: 'f32', rows: 4, cols: 2, order: 'col' });
+    const [first] = mm.algorithms;
+    expect(writableFields(first, { workspaceBytes: 2 ** 40 })).toEqual([]);
+    first.algo.fill(0xff);
+    mm.execute({ a: view(4, 3), b: view(3, 2), d });
+    const [, args] = calls.filter(([n]) => n === 'cublasLtMatmul')[0];
+    expect(args[14]).toBe(0); // the heuristic's workspace size
+    expect(Array.from(args[12] as Uint8Array).every((x) => x !== 0xff)).toBe(true);
   });
   test('Matmul.execute before plan, and after close', () => {
     const d = matrix(buffer(64), { dtype: 'f32', rows: 4, cols: 2, order: 'col' });

@@ -7,7 +7,18 @@ import { DeviceBuffer } from '../../src/memory/device-buffer';
 import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { RandomGenerator } from '../../src/math/random';
-import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, flipFlop, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
+import {
+  type CallLog,
+  BAD_NUMBERS,
+  NOT_OBJECTS,
+  NOT_OPERANDS,
+  dirtyCalls,
+  flipFlop,
+  optionVariants,
+  outcome,
+  sweep as sweepValues,
+  writableFields,
+} from './hostile-values';
 
 const calls: CallLog = [];
 const fakeCurand = new Proxy({} as Record<string, unknown>, {
@@ -124,6 +135,10 @@ describe('setSeed, setOffset, setStream', () => {
     for (const [name, run] of runs) expect([name, outcome(`RandomGenerator.${name}`, run)]).toEqual([name, 'refused']);
     expect(calls.filter(([n]) => isWork(n))).toEqual([]);
   });
+});
+
+test('kind and dimensions are read-only (the count check and cuRAND agree)', () => {
+  expect(writableFields(gen, { kind: 'sobol64', dimensions: 3, context: otherCtx })).toEqual([]);
 });
 
 describe('fills', () => {

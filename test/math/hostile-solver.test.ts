@@ -6,7 +6,7 @@
 import { DeviceBuffer } from '../../src/memory/device-buffer';
 import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
-import { DenseSolver } from '../../src/math/solver';
+import { DenseSolver, LuFactors } from '../../src/math/solver';
 import { fakeContext, fakeDriver } from '../helpers/fake-driver';
 import { type CallLog, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, flipFlop, optionVariants, outcome, outcomeAsync, sweep as sweepValues } from './hostile-values';
 
@@ -145,14 +145,15 @@ describe('operands', () => {
     expect(bad).toEqual([]);
     expect(calls.filter(([n]) => isWork(n) && n !== 'cusolverDnXgetrf')).toEqual([]);
   });
-  test('getrs checks the LuFactors it is given (their fields are writable in JS): short pivots, a non-boolean transposed', () => {
+  test('LuFactors fields are read-only; getrs checks a hand-made LuFactors (short pivots, a non-boolean transposed)', () => {
     const lu = solver.getrfSync(mat('f64', 3, 3), { pivots: vec('i64', 3) });
-    const writable = lu as unknown as { pivots: unknown; transposed: unknown };
-    writable.pivots = vec('i64', 1);
-    expect(outcome('DenseSolver.getrs', () => solver.getrsSync(lu, vec('f64', 3)))).toBe('refused');
-    writable.pivots = vec('i64', 3);
-    writable.transposed = 'yes';
-    expect(outcome('DenseSolver.getrs', () => solver.getrsSync(lu, vec('f64', 3)))).toBe('refused');
+    expect(() => Object.assign(lu, { pivots: vec('i64', 1) })).toThrow(TypeError);
+    expect(() => Object.assign(lu, { transposed: true })).toThrow(TypeError);
+    const Made = LuFactors as unknown as new (a: unknown, pivots: unknown, transposed: unknown, owns: boolean) => LuFactors;
+    const short = new Made(mat('f64', 3, 3), vec('i64', 1), false, false);
+    expect(outcome('DenseSolver.getrs', () => solver.getrsSync(short, vec('f64', 3)))).toBe('refused');
+    const truthy = new Made(mat('f64', 3, 3), vec('i64', 3), 'yes', false);
+    expect(outcome('DenseSolver.getrs', () => solver.getrsSync(truthy, vec('f64', 3)))).toBe('refused');
     expect(calls.filter(([n]) => n === 'cusolverDnXgetrs')).toEqual([]);
   });
   test('the awaited forms refuse the same way (a throw or a rejection naming the call)', async () => {

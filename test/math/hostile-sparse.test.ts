@@ -9,7 +9,17 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { DenseMatrix, DenseVector, SparseMatrix } from '../../src/math/sparse-matrix';
 import { Sparse } from '../../src/math/sparse';
-import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
+import {
+  type CallLog,
+  BAD_NUMBERS,
+  NOT_OBJECTS,
+  NOT_OPERANDS,
+  dirtyCalls,
+  optionVariants,
+  outcome,
+  sweep as sweepValues,
+  writableFields,
+} from './hostile-values';
 
 const calls: CallLog = [];
 let nextHandle = 0x100;
@@ -151,6 +161,18 @@ describe('DenseVector.of and DenseMatrix.of', () => {
     ];
     expect(sweep('DenseMatrix.of', values, (v) => DenseMatrix.of(v as never).close(), 'refused')).toEqual([]);
   });
+});
+
+test('the fields the products check are read-only: a matrix cannot claim other dimensions than its descriptor', () => {
+  const a = SparseMatrix.csr(parts());
+  const dv = DenseVector.of(vec('f32', 5));
+  const dm = DenseMatrix.of(mat(5, 2));
+  expect(writableFields(a, { rows: 1, cols: 1, nnz: 0, dtype: 'f64', indexType: 'i64', format: 'coo', descriptor: 1 })).toEqual([]);
+  expect(writableFields(dv, { size: 1, dtype: 'f64', descriptor: 1, operand: {} })).toEqual([]);
+  expect(writableFields(dv.operand, { address: 0 })).toEqual([]);
+  expect(writableFields(dm, { rows: 1, cols: 1, shape: {} })).toEqual([]);
+  expect(writableFields(sp, { context: otherCtx })).toEqual([]);
+  for (const o of [a, dv, dm]) o.close();
 });
 
 describe('Sparse.spmv, spmm, spgemm', () => {

@@ -172,3 +172,18 @@ export function sweep(
   }
   return bad;
 }
+
+/** The keys of `o` that a hostile assignment of `values` changed (TypeScript's readonly is erased: each must refuse). */
+export function writableFields(o: object, values: Record<string, unknown>): string[] {
+  const changed: string[] = [];
+  for (const [k, v] of Object.entries(values)) {
+    const before = (o as Record<string, unknown>)[k];
+    try {
+      (o as Record<string, unknown>)[k] = v;
+    } catch {
+      // refused: what the calls check stays what C was given
+    }
+    if ((o as Record<string, unknown>)[k] !== before) changed.push(k);
+  }
+  return changed;
+}

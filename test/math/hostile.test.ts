@@ -9,7 +9,18 @@ import { Stream } from '../../src/stream';
 import { Blas } from '../../src/math/blas';
 import { matrix } from '../../src/math/matrix';
 import { operand } from '../../src/math/common';
-import { type CallLog, BAD_NUMBERS, NOT_OBJECTS, NOT_OPERANDS, POISON, dirtyCalls, optionVariants, outcome, sweep as sweepValues } from './hostile-values';
+import {
+  type CallLog,
+  BAD_NUMBERS,
+  NOT_OBJECTS,
+  NOT_OPERANDS,
+  POISON,
+  dirtyCalls,
+  optionVariants,
+  outcome,
+  sweep as sweepValues,
+  writableFields,
+} from './hostile-values';
 
 const calls: CallLog = [];
 const fakeCublas = new Proxy({} as Record<string, unknown>, {
@@ -223,6 +234,10 @@ test('operand(): a view whose dtype answers differently on each read resolves to
   let reads = 0;
   const flipping = new Proxy(real, { get: (t, k) => (k === 'dtype' ? (reads++ === 0 ? 'f32' : 'f16') : Reflect.get(t, k, t)) });
   expect(operand('T.m', 'x', flipping, 'f32').dtype).toBe('f32');
+});
+
+test('a handle’s context is read-only (the context checks compare against the handle’s own)', () => {
+  expect(writableFields(blas, { context: otherCtx })).toEqual([]);
 });
 
 describe('create and setStream', () => {
