@@ -68,12 +68,20 @@ export function matrix(buffer: DeviceBuffer, options: MatrixOptions): StridedVie
   if (typeof ld !== 'number' || !Number.isSafeInteger(ld) || ld < (order === 'row' ? cols : rows) || ld < 1) {
     throw new RangeError(`${where}: ld must be an integer ≥ ${order === 'row' ? 'cols' : 'rows'} (and ≥ 1), got ${describe(ld)}`);
   }
-  return StridedView.of(buffer, {
-    dtype: options.dtype,
-    shape: [rows, cols],
-    strides: order === 'row' ? [ld, 1] : [1, ld],
-    byteOffset: options.byteOffset ?? 0,
-  });
+  try {
+    return StridedView.of(buffer, {
+      dtype: options.dtype,
+      shape: [rows, cols],
+      strides: order === 'row' ? [ld, 1] : [1, ld],
+      byteOffset: options.byteOffset ?? 0,
+    });
+  } catch (e) {
+    // StridedView.of checks dtype, byteOffset and bounds: its refusal is this call's, named so
+    const prefix = 'StridedView.of: ';
+    if ((e instanceof TypeError || e instanceof RangeError) && e.message.startsWith(prefix))
+      throw new (e instanceof TypeError ? TypeError : RangeError)(`${where}: ${e.message.slice(prefix.length)}`);
+    throw e;
+  }
 }
 
 /** The leading dimension `order` gives a rows×cols matrix of strides [sr, sc], or -1 where that order does not fit. */

@@ -240,6 +240,19 @@ test('a handle’s context is read-only (the context checks compare against the 
   expect(writableFields(blas, { context: otherCtx })).toEqual([]);
 });
 
+test('matrix(): options that are not objects, unknown keys, bad numbers', () => {
+  const values: (readonly [string, unknown])[] = [
+    ...NOT_OBJECTS,
+    ['unknown key', { dtype: 'f32', rows: 2, cols: 2, zz: 1 }],
+    ['dtype symbol', { dtype: Symbol('d'), rows: 2, cols: 2 }],
+    ['order symbol', { dtype: 'f32', rows: 2, cols: 2, order: Symbol('o') }],
+    ['past the buffer', { dtype: 'f64', rows: 64, cols: 64 }],
+  ];
+  for (const key of ['rows', 'cols', 'ld', 'byteOffset'])
+    values.push(...BAD_NUMBERS.filter(([, v]) => v !== null).map(([l, v]) => [`${key} ${l}`, { dtype: 'f32', rows: 2, cols: 2, [key]: v }] as const));
+  expect(sweep('matrix', values, (o) => matrix(buffer(4096), o as never), 'refused')).toEqual([]);
+});
+
 describe('create and setStream', () => {
   test('Blas.create refuses hostile options before loading cuBLAS', () => {
     loadCublas.mockClear();
