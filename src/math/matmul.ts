@@ -103,6 +103,8 @@ export interface MatmulOperands {
 }
 
 const DEFAULT_WORKSPACE = 32 << 20;
+/** Executes autotune times per algorithm at most (timing needs a few; more only waits). */
+const MAX_AUTOTUNE_ITERATIONS = 10000;
 // read once: a namespace member is a getter call per use under some loaders (tsx, esbuild's CommonJS)
 const { bindHinted, currentContextHandle } = drv;
 // cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t, cublasLtMatmulPreferenceAttributes_t
@@ -541,12 +543,14 @@ export class Matmul extends StreamBoundResource {
    * warm-up) and selects the fastest. d is overwritten (and read where beta ≠ 0 without c): use scratch data.
    * Resolves to the milliseconds per execute of each algorithm, in plan order.
    * @param operands The operands to time on, as {@link Matmul.execute} takes them; d is overwritten, so pass scratch data or data about to be computed.
-   * @param options `iterations`: executes timed per algorithm, after one warm-up (default 3).
+   * @param options `iterations`: executes timed per algorithm, after one warm-up (1 to 10000; default 3).
    */
   async autotune(operands: MatmulOperands, options: { iterations?: number } = {}): Promise<number[]> {
     const where = 'Matmul.autotune';
     const { iterations: iterationsIn } = optionsOf(where, options, ['iterations']);
     const iterations = iterationsIn === undefined ? 3 : checkCount(where, 'iterations', iterationsIn, 1);
+    // a bound, so a hostile count (2**53 - 1) cannot keep the GPU and the caller busy for ever
+    if (iterations > MAX_AUTOTUNE_ITERATIONS) throw new RangeError(`${where}: iterations must be at most ${MAX_AUTOTUNE_ITERATIONS}, got ${iterations}`);
     const plan = this.planned;
     if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
     // the operands checked here, named as autotune's, before any event or product

@@ -207,6 +207,7 @@ describe('plan, select, execute, autotune', () => {
       ...NOT_OBJECTS,
       ['unknown', { zz: 1 }],
       ...BAD_NUMBERS.filter(([, v]) => v !== null).map(([l, v]) => [`iterations ${l}`, { iterations: v }] as const),
+      ['iterations 2**53 - 1 (never ends)', { iterations: 2 ** 53 - 1 }],
     ];
     for (const [label, o] of values) {
       const got = await outcomeAsync('Matmul.autotune', () => mm.autotune(ops, o as never));
