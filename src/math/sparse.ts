@@ -111,7 +111,8 @@ const bindHinted = drv.bindHinted;
 
 function opArg(where: string, name: string, v: unknown): number {
   if (v === undefined) return 0;
-  const code = typeof v === 'string' ? OPS[v as SparseOp] : undefined;
+  // own keys only: OPS['toString'] is Object.prototype's function, not an op
+  const code = typeof v === 'string' && Object.hasOwn(OPS, v) ? OPS[v as SparseOp] : undefined;
   if (code === undefined) throw new TypeError(`${where}: ${name} must be 'N', 'T' or 'C', got ${describe(v)}`);
   return code;
 }

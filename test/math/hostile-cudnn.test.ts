@@ -12,6 +12,7 @@ import { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDe
 import {
   type CallLog,
   BAD_NUMBERS,
+  PROTO_KEYS,
   NOT_OBJECTS,
   NOT_OPERANDS,
   dirtyCalls,
@@ -134,6 +135,25 @@ test('descriptor fields are read-only: the extent checked is the native descript
   expect(writableFields(a, { mode: 'relu', coef: 1 })).toEqual([]);
   expect(writableFields(cudnn, { context: otherCtx })).toEqual([]);
   for (const o of [t, f, c, a]) o.close();
+});
+
+test('choices named like Object.prototype members are refused (dtype, layout, mode, mathType, computeType)', () => {
+  const bad: string[] = [];
+  for (const [l, k] of PROTO_KEYS) {
+    const tensors = [
+      [`dtype ${l}`, { dtype: k, shape: [1] }],
+      [`layout ${l}`, { dtype: 'f32', shape: [1, 1, 1], layout: k }],
+    ] as const;
+    bad.push(...sweep('TensorDescriptor', tensors, (o) => new TensorDescriptor(o as never).close(), 'refused'));
+    const convs = [
+      [`mode ${l}`, { mode: k }],
+      [`mathType ${l}`, { mathType: k }],
+      [`computeType ${l}`, { computeType: k }],
+    ] as const;
+    bad.push(...sweep('ConvolutionDescriptor', convs, (o) => new ConvolutionDescriptor(o as never).close(), 'refused'));
+    bad.push(...sweep('ActivationDescriptor', [[`mode ${l}`, k]], (m) => new ActivationDescriptor(m as never).close(), 'refused'));
+  }
+  expect(bad).toEqual([]);
 });
 
 describe('Cudnn methods', () => {

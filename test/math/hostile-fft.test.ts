@@ -14,6 +14,7 @@ import { driverlessContext } from '../helpers/fake-driver';
 import {
   type CallLog,
   BAD_NUMBERS,
+  PROTO_KEYS,
   NOT_OBJECTS,
   NOT_OPERANDS,
   dirtyCalls,
@@ -204,6 +205,16 @@ test('a plan’s layout is read-only: executions check operands against what cuF
   expect(writableFields(plan.input.shape, { 1: 1 })).toEqual([]);
   expect(outcome('FftPlan.forward', () => plan.forward(view('c64', [2, 1]), view('c64', [2, 16])))).toBe('refused');
   plan.close();
+});
+
+test('choices named like Object.prototype members are refused (type, precision, normalize, workspace, dtype)', () => {
+  const bad: string[] = [];
+  for (const [l, k] of PROTO_KEYS) {
+    for (const key of ['type', 'precision', 'normalize', 'workspace'])
+      bad.push(...sweep('FftPlan.create', [[`${key} ${l}`, { shape: [16], stream, [key]: k }]], create, 'refused'));
+    bad.push(...sweep('fft', [[`dtype ${l}`, { stream, dtype: k }]], (o) => fft(buffer(256), o as never), 'refused', false));
+  }
+  expect(bad).toEqual([]);
 });
 
 const FUNCTIONS = { fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn } as const;

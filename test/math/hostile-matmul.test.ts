@@ -12,6 +12,7 @@ import { matrix } from '../../src/math/matrix';
 import {
   type CallLog,
   BAD_NUMBERS,
+  PROTO_KEYS,
   NOT_OBJECTS,
   NOT_OPERANDS,
   dirtyCalls,
@@ -119,6 +120,22 @@ describe('Matmul.create', () => {
     }
     expect(bad).toEqual([]);
   });
+});
+
+test('choices named like Object.prototype members are refused (transA, computeType, epilogue, dtype, order)', () => {
+  const b = { dtype: 'f32', shape: [3, 2] };
+  const bad: string[] = [];
+  for (const [l, k] of PROTO_KEYS) {
+    const values: (readonly [string, unknown])[] = [
+      [`transA ${l}`, { a: { dtype: 'f32', shape: [4, 3] }, b, transA: k, stream }],
+      [`computeType ${l}`, { a: { dtype: 'f32', shape: [4, 3] }, b, computeType: k, stream }],
+      [`a.dtype ${l}`, { a: { dtype: k, shape: [4, 3] }, b, stream }],
+      [`a.order ${l}`, { a: { dtype: 'f32', shape: [4, 3], order: k }, b, stream }],
+    ];
+    bad.push(...sweep('create', values, (o) => Matmul.create(o as never).close(), 'refused'));
+    bad.push(...sweep('plan', [[`epilogue ${l}`, { epilogue: k }]], (o) => mm.plan(o as never), 'refused'));
+  }
+  expect(bad).toEqual([]);
 });
 
 describe('plan, select, execute, autotune', () => {

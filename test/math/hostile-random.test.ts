@@ -10,6 +10,7 @@ import { RandomGenerator } from '../../src/math/random';
 import {
   type CallLog,
   BAD_NUMBERS,
+  PROTO_KEYS,
   NOT_OBJECTS,
   NOT_OPERANDS,
   dirtyCalls,
@@ -139,6 +140,19 @@ describe('setSeed, setOffset, setStream', () => {
 
 test('kind and dimensions are read-only (the count check and cuRAND agree)', () => {
   expect(writableFields(gen, { kind: 'sobol64', dimensions: 3, context: otherCtx })).toEqual([]);
+});
+
+test('choices named like Object.prototype members are refused (kind, ordering, dtype)', () => {
+  const bad: string[] = [];
+  for (const [l, k] of PROTO_KEYS) {
+    const creates = [
+      [`kind ${l}`, { kind: k }],
+      [`ordering ${l}`, { ordering: k }],
+    ] as const;
+    bad.push(...sweep('create', creates, (o) => RandomGenerator.create(o as never).close(), 'refused'));
+    bad.push(...sweep('uniform', [[`dtype ${l}`, { dtype: k }]], (o) => gen.uniform(buffer(64), o as never), 'refused'));
+  }
+  expect(bad).toEqual([]);
 });
 
 describe('fills', () => {

@@ -8,7 +8,18 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { DenseSolver, LuFactors } from '../../src/math/solver';
 import { fakeContext, fakeDriver } from '../helpers/fake-driver';
-import { type CallLog, NOT_OBJECTS, NOT_OPERANDS, dirtyCalls, flipFlop, optionVariants, outcome, outcomeAsync, sweep as sweepValues } from './hostile-values';
+import {
+  type CallLog,
+  NOT_OBJECTS,
+  PROTO_KEYS,
+  NOT_OPERANDS,
+  dirtyCalls,
+  flipFlop,
+  optionVariants,
+  outcome,
+  outcomeAsync,
+  sweep as sweepValues,
+} from './hostile-values';
 
 const calls: CallLog = [];
 const fakeCusolver = new Proxy({} as Record<string, unknown>, {
@@ -112,6 +123,11 @@ describe('options', () => {
     expect(passed).toHaveLength(got === 'ok' ? 1 : 0);
     expect(passed).not.toContain(given.address);
   });
+});
+
+test('choices named like Object.prototype members are refused (gesvd vectors)', () => {
+  const values = PROTO_KEYS.map(([l, k]) => [`vectors ${l}`, { vectors: k }] as const);
+  expect(sweep('gesvd', values, (o) => METHODS.gesvd(solver, o), 'refused')).toEqual([]);
 });
 
 describe('operands', () => {

@@ -12,6 +12,7 @@ import { Sparse } from '../../src/math/sparse';
 import {
   type CallLog,
   BAD_NUMBERS,
+  PROTO_KEYS,
   NOT_OBJECTS,
   NOT_OPERANDS,
   dirtyCalls,
@@ -133,6 +134,19 @@ describe('SparseMatrix.csr/coo/csc', () => {
     expect(sweep('SparseMatrix.fromHost', values, run, 'refused')).toEqual([]);
     expect(() => run(['csr', host({ dtype: 'c64' })])).toThrow(/values/);
   });
+});
+
+test('choices named like Object.prototype members are refused (op, dtype, indexType)', () => {
+  const a = SparseMatrix.csr(parts());
+  const bad: string[] = [];
+  for (const [l, k] of PROTO_KEYS) {
+    bad.push(...sweep('Sparse.spmv', [[`op ${l}`, { op: k }]], (o) => sp.spmv(a, vec('f32', 5), vec('f32', 4), o as never), 'refused'));
+    bad.push(...sweep('Sparse.spmm', [[`opB ${l}`, { opB: k }]], (o) => sp.spmm(a, mat(5, 2), mat(4, 2), o as never), 'refused'));
+    bad.push(...sweep('SparseMatrix.csr', [[`indexType ${l}`, parts({ indexType: k })]], (p) => SparseMatrix.csr(p as never).close(), 'refused'));
+    bad.push(...sweep('DenseVector.of', [[`dtype ${l}`, { dtype: k }]], (o) => DenseVector.of(buffer(16), o as never).close(), 'refused'));
+  }
+  expect(bad).toEqual([]);
+  a.close();
 });
 
 describe('DenseVector.of and DenseMatrix.of', () => {

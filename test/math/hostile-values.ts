@@ -23,6 +23,11 @@ export const BAD_NUMBERS: readonly (readonly [string, unknown])[] = [
   ['[2]', [2]],
 ];
 
+/** Strings that name Object.prototype members: a choice looked up as `TABLE[v]` finds them (a function, an object). */
+export const PROTO_KEYS: readonly (readonly [string, string])[] = ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf'].map(
+  (k) => [`'${k}'`, k] as const,
+);
+
 /** Values that are not an options object (undefined excluded: it means "no options"). */
 export const NOT_OBJECTS: readonly (readonly [string, unknown])[] = [
   ['null', null],
@@ -129,7 +134,6 @@ function cleanValue(v: unknown, depth = 0): boolean {
   if (typeof v === 'bigint') return v >= -(2n ** 63n) && v < 2n ** 64n;
   if (v === null) return true; // a NULL pointer
   if (ArrayBuffer.isView(v)) return true;
-  if (typeof v === 'function') return true; // a registered callback
   if (typeof v === 'object' && depth < 4) return Object.values(v as object).every((x) => cleanValue(x, depth + 1));
   return false;
 }

@@ -12,6 +12,7 @@ import { operand } from '../../src/math/common';
 import {
   type CallLog,
   BAD_NUMBERS,
+  PROTO_KEYS,
   NOT_OBJECTS,
   NOT_OPERANDS,
   POISON,
@@ -251,6 +252,17 @@ test('matrix(): options that are not objects, unknown keys, bad numbers', () => 
   for (const key of ['rows', 'cols', 'ld', 'byteOffset'])
     values.push(...BAD_NUMBERS.filter(([, v]) => v !== null).map(([l, v]) => [`${key} ${l}`, { dtype: 'f32', rows: 2, cols: 2, [key]: v }] as const));
   expect(sweep('matrix', values, (o) => matrix(buffer(4096), o as never), 'refused')).toEqual([]);
+});
+
+test('choices named like Object.prototype members are refused (trans, computeType, dtype)', () => {
+  const bad: string[] = [];
+  for (const [l, k] of PROTO_KEYS) {
+    bad.push(...sweep('Blas.gemm', [[`transA ${l}`, { transA: k }]], (o) => METHODS.gemm(blas, o), 'refused'));
+    bad.push(...sweep('Blas.gemmEx', [[`computeType ${l}`, { computeType: k }]], (o) => METHODS.gemmEx(blas, o), 'refused'));
+    bad.push(...sweep('Blas.axpy', [[`dtype ${l}`, { dtype: k }]], (o) => blas.axpy(1, buffer(20), buffer(20), o as never), 'refused'));
+    bad.push(...sweep('matrix', [[`dtype ${l}`, { dtype: k, rows: 2, cols: 2 }]], (o) => matrix(buffer(64), o as never), 'refused'));
+  }
+  expect(bad).toEqual([]);
 });
 
 describe('create and setStream', () => {
