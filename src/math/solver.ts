@@ -107,8 +107,11 @@ function options<T extends object>(where: string, v: T | undefined, keys: string
   if (v === undefined) return {};
   if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: options must be an object, got ${describe(v)}`);
   checkKeys(where, v as Record<string, unknown>, keys);
-  // a copy: each option read once, so a getter cannot pass a check (an output's length) and then give another value
-  return { ...v };
+  // a copy: each option read once, so a getter cannot pass a check (an output's length) and then give another value;
+  // read by name, so an inherited option counts as it does in the other objects' options
+  const copy: Record<string, unknown> = {};
+  for (const k of keys) copy[k] = (v as Record<string, unknown>)[k];
+  return copy as Partial<T>;
 }
 
 function flag(where: string, name: string, v: unknown, fallback: boolean): boolean {

@@ -130,6 +130,13 @@ test('choices named like Object.prototype members are refused (gesvd vectors)', 
   expect(sweep('gesvd', values, (o) => METHODS.gesvd(solver, o), 'refused')).toEqual([]);
 });
 
+test('an inherited option counts as an own one (lower: false from a prototype)', () => {
+  solver.potrfSync(mat('f64', 3, 3), { lower: false });
+  solver.potrfSync(mat('f64', 3, 3), Object.create({ lower: false }));
+  const fills = calls.filter(([n]) => n === 'cusolverDnXpotrf').map(([, a]) => a[2]);
+  expect(fills).toEqual([1, 1]); // CUBLAS_FILL_MODE_UPPER both times
+});
+
 describe('operands', () => {
   test('look-alike, closed, foreign-context, wrong-dtype and short operands are refused before cuSOLVER', () => {
     const closed = mat('f64', 3, 3);
