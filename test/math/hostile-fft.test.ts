@@ -217,6 +217,14 @@ test('choices named like Object.prototype members are refused (type, precision, 
   expect(bad).toEqual([]);
 });
 
+test('fftPlanCache.maxSize takes a count only', () => {
+  const set = (v: unknown) => {
+    fftPlanCache.maxSize = v as number;
+  };
+  expect(sweep('fftPlanCache.maxSize', BAD_NUMBERS, set, 'refused', false)).toEqual([]);
+  expect(fftPlanCache.maxSize).toBe(16);
+});
+
 const FUNCTIONS = { fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn } as const;
 const INPUT: Record<keyof typeof FUNCTIONS, () => StridedView> = {
   fft: () => view('c64', [2, 16]),

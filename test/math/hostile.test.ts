@@ -187,10 +187,14 @@ describe('operands', () => {
   test('closed buffers, other contexts, wrong dtypes, zero sizes', () => {
     const closed = mat(4, 3);
     (closed.buffer as DeviceBuffer).close();
+    const parent = buffer(64);
+    const orphan = parent.subarray(0, 20);
+    parent.close();
     const closedVec = vec(5);
     (closedVec.buffer as DeviceBuffer).close();
     const cases: [string, string, () => unknown, 'ok' | 'refused'][] = [
       ['closed a', 'Blas.gemm', () => blas.gemm(closed, mat(3, 2), mat(4, 2)), 'refused'],
+      ['a view of a subarray whose parent is closed', 'Blas.axpy', () => blas.axpy(1, orphan, vec(5), { dtype: 'f32' }), 'refused'],
       ['closed x', 'Blas.axpy', () => blas.axpy(1, closedVec, vec(5)), 'refused'],
       ['foreign c', 'Blas.gemm', () => blas.gemm(mat(4, 3), mat(3, 2), mat(4, 2, 'f32', otherCtx)), 'refused'],
       ['foreign y', 'Blas.axpy', () => blas.axpy(1, vec(5), vec(5, 'f32', otherCtx)), 'refused'],
