@@ -112,12 +112,17 @@ const LAYER_DIR = __dirname;
  */
 const BARE_FRAMES = typeof process !== 'undefined' && process.versions?.bun !== undefined;
 
-/** Under Bun: the class of each kind constructed so far, by its file's stem (`blas` → `Blas`). */
+/** The class of each kind constructed so far, by its file's stem (`blas` → `Blas`), for frames without one. */
 const bareFrameClasses = new Map<string, string>();
+const notedKinds = new Set<string>();
 
-/** Notes `kind`'s class for bare frames in its own file (called as each resource is made; no-op outside Bun). @internal */
+/**
+ * Notes `kind`'s class for frames in its own file that carry no class: Bun's bare ones, and V8's
+ * `Function.x` for a static method run in a vm context (Jest). Called as each resource is made. @internal
+ */
 export function noteFrameClass(kind: string): void {
-  if (!BARE_FRAMES) return;
+  if (notedKinds.has(kind)) return;
+  notedKinds.add(kind);
   const cls = className(kind);
   const stem = kebab(cls);
   if (!bareFrameClasses.has(stem)) bareFrameClasses.set(stem, cls);
@@ -138,6 +143,12 @@ function kebab(name: string): string {
 function bareFrameName(name: string, stem: string, kind: string | undefined): string {
   const cls = kind !== undefined && stem === kebab(className(kind)) ? className(kind) : bareFrameClasses.get(stem);
   return cls === undefined ? name : `${cls}.${name}`;
+}
+
+/** A static method's frame in a vm context (`Function.x`): its file's class, or the file's name as a class (`sparse-matrix` → `SparseMatrix`). */
+function staticFrameName(name: string, stem: string, kind: string | undefined): string {
+  const named = bareFrameName(name, stem, kind);
+  return named !== name ? named : `${stem.replace(/(^|-)([a-z0-9])/g, (_m, _d: string, c: string) => c.toUpperCase())}.${name}`;
 }
 
 /** `Class.method` of one stack frame's function name (getters as `Class.name`), or undefined. */
@@ -174,7 +185,8 @@ export function callerName(skip: ReadonlySet<string>, kind?: string): string | u
     }
     let name = frameName(m[1], kind);
     if (name === undefined) continue;
-    if (BARE_FRAMES && !name.includes('.')) name = bareFrameName(name, fileStem(file), kind);
+    if (name.startsWith('Function.')) name = staticFrameName(name.slice(9), fileStem(file), kind);
+    else if (BARE_FRAMES && !name.includes('.')) name = bareFrameName(name, fileStem(file), kind);
     if (!skip.has(name.slice(name.lastIndexOf('.') + 1))) outermost = name;
   }
   return outermost;

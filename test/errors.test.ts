@@ -74,3 +74,15 @@ describe('use after close', () => {
     expect(() => drv.usable(ctx, 'Stream.synchronize')).toThrow(ClosedObjectError);
   });
 });
+
+// Jest runs tests in a vm context, where V8 names a static method's frame `Function.create`: the
+// message must still start with the class (the file's class, from its name). Under Bun a static method's
+// frame is bare (`create`) and takes its class only once an object of that class was made (left as is:
+// a bare name may as well be a plain function of the file).
+(process.versions.bun ? test.skip : test)('a static method named from the stack says its class under Jest too (not Function.x)', () => {
+  const ctx = fakeContext(0xc1);
+  ctx.close();
+  expect(() => objects.Stream.create({ context: ctx } as never)).toThrow(/^Stream\.create: the Context is closed/);
+  expect(() => objects.Stream.priorityRange(ctx)).toThrow(/^Stream\.priorityRange: the Context is closed/);
+  expect(() => objects.Stream.wrap(0x1234, { context: ctx } as never)).toThrow(/^Stream\.wrap: the Context is closed/);
+});
