@@ -12,7 +12,7 @@ import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView, contiguousStrides, type DType } from '../memory/strided-view';
 import { Stream, toStream, type StreamLike } from '../stream';
 import * as drv from '../driver';
-import { checkCount, operand, type Operand } from './common';
+import { checkCount, operand, type Operand, checkOpen } from './common';
 import { FftPlan, commonOptions, type ResolvedCommon } from './fft';
 import { fftDtypes, geometryFromViews, geometryKey, sideExtents, type FftGeometry, type FftNormalize, type FftType } from './fft-layout';
 
@@ -189,6 +189,8 @@ function resolveAndRun(kind: Kind, x: Operand, options: IrfftOptions): StridedVi
 
 function execute(where: string, kind: Kind, input: StridedView, out: StridedView, rank: number, stream: Stream, common: ResolvedCommon): FftPlan {
   const g = geometryFromViews(where, input, out, rank);
+  // named by this call, before a plan is made: the plan's own check would say FftPlan.forward (and Bun's tail calls drop our frame)
+  for (const v of [input, out]) if (v.buffer instanceof DeviceBuffer) checkOpen(where, v.buffer);
   const plan = cachedPlan(where, stream, g, common.normalize, common.workspace);
   try {
     if (kind.inverse) plan.inverse(input, out);
@@ -283,9 +285,11 @@ function again(kind: Kind, m: Memo, x: StridedView, o: IrfftOptions): StridedVie
   // the default stream is the current context's: this plan's only while its context is current
   const bound = o.stream === undefined;
   if (bound && currentContextHandle() !== stream.context.handle) return undefined;
+  checkOpen(kind.where, xb);
   const ip = xb.launchAddress() + x.byteOffset;
   const out = given ?? newResult(m.outShape, m.outDtype, stream);
   try {
+    checkOpen(kind.where, out.buffer as DeviceBuffer);
     plan.enqueue(kind.inverse, ip, (out.buffer as DeviceBuffer).launchAddress() + out.byteOffset, x, out, bound);
   } catch (e) {
     if (given === undefined) out.buffer.close();

@@ -16,7 +16,7 @@ import { loadCufft, type cufft } from '../releases';
 import { validity } from '../validity';
 import type { Stream, StreamLike } from '../stream';
 import type { Context } from '../context';
-import { StreamBoundResource, checkCount, lockFields, resolveStream, type Operand } from './common';
+import { StreamBoundResource, checkCount, lockFields, resolveStream, type Operand, checkOpen } from './common';
 import {
   FFT_NORMALIZE,
   FFT_TYPES,
@@ -472,6 +472,7 @@ function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes
       throw new RangeError(
         `${where}: ${name} has shape [${v.shape}] strides [${v.strides}], the plan's ${name} is shape [${side.shape}] strides [${side.strides}] (a leading batch axis of 1 may be left out)`,
       );
+    checkOpen(where, buf);
     return buf.ptr + v.byteOffset;
   }
   if (v instanceof DeviceBuffer) {
@@ -479,6 +480,7 @@ function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes
     if (!side.contiguous) throw new TypeError(`${where}: the plan's ${name} is strided: pass a StridedView of shape [${side.shape}] strides [${side.strides}]`);
     if (v.byteLength < bytes)
       throw new RangeError(`${where}: ${name} holds ${v.byteLength} bytes, the plan's ${name} needs ${bytes} (${side.extent} ${side.dtype})`);
+    checkOpen(where, v);
     return v.ptr;
   }
   throw new TypeError(

@@ -13,7 +13,7 @@ import { anyCapture, noteUse } from '../graph/capture';
 import { loadCurand, type curand } from '../releases';
 import type { Context } from '../context';
 import type { Stream, StreamLike } from '../stream';
-import { StreamBoundResource, checkCount, lockFields, optionsOf, resolveStream, type Operand } from './common';
+import { StreamBoundResource, checkCount, lockFields, optionsOf, resolveStream, type Operand, checkOpen } from './common';
 
 type CurandApi = ReturnType<typeof loadCurand>;
 type GeneratorHandle = ReturnType<CurandApi['curandCreateGenerator']>;
@@ -388,12 +388,14 @@ export class RandomGenerator extends StreamBoundResource {
       if (dtype !== undefined && dtype !== out.dtype) throw new TypeError(`${where}: out holds ${out.dtype}, the dtype option says ${dtype}`);
       if (!out.isContiguous)
         throw new RangeError(`${where}: out must be contiguous (cuRAND writes consecutive elements), got strides [${out.strides}] for shape [${out.shape}]`);
+      checkOpen(where, buffer);
       t = { address: buffer.ptr + out.byteOffset, count: out.size, buffer, dtype: out.dtype as D };
     } else if (out instanceof DeviceBuffer) {
       if (dtype === undefined)
         throw new TypeError(`${where}: out is a DeviceBuffer without a dtype: pass { dtype: ${allowed.map((d) => `'${d}'`).join(' | ')} } or a StridedView`);
       if (!(allowed as readonly DType[]).includes(dtype))
         throw new TypeError(`${where}: dtype must be ${allowed.map((d) => `'${d}'`).join(' or ')}, got ${describe(dtype)}`);
+      checkOpen(where, out);
       t = { address: out.ptr, count: Math.floor(out.byteLength / DTYPE_SIZES[dtype]), buffer: out, dtype };
     } else {
       throw new TypeError(
