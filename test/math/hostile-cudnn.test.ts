@@ -4,7 +4,6 @@
 // starting with its `Class.method` (a descriptor's constructor: `Class:`), and nothing cuDNN's fake
 // receives is a value no C function takes (an Int32Array of dimensions holds no 0 from a hole).
 import { driverlessContext } from '../helpers/fake-driver';
-import { DeviceBuffer } from '../../src/memory/device-buffer';
 import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { Cudnn } from '../../src/math/cudnn';
@@ -20,6 +19,7 @@ import {
   outcome,
   sweep as sweepValues,
   writableFields,
+  bufferMaker,
 } from './hostile-values';
 
 type Perf = { algo: number; status: number; time: number; memory: number; determinism: number; mathType: number; reserved: number[] };
@@ -44,12 +44,7 @@ jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releas
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
 const stream = Stream.legacyDefault(ctx);
-let base = 0x7f8000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x1000000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f8000000000, 0x1000000);
 const isWork = (n: string) => n === 'cudnnConvolutionForward' || n === 'cudnnActivationForward';
 const sweep = (where: string, values: readonly (readonly [string, unknown])[], call: (v: unknown) => unknown, expect: 'refused' | 'either') =>
   sweepValues(where, values, call, expect, calls, isWork);

@@ -22,17 +22,13 @@ import {
   outcome,
   sweep as sweepValues,
   writableFields,
+  bufferMaker,
 } from './hostile-values';
 
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
 const stream = Stream.legacyDefault(ctx);
-let base = 0x7f4000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x1000000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f4000000000, 0x1000000);
 type D = 'f32' | 'f64' | 'c64' | 'c128';
 const view = (dtype: D, shape: number[], context = ctx) =>
   StridedView.of(

@@ -21,6 +21,7 @@ import {
   outcomeAsync,
   sweep as sweepValues,
   writableFields,
+  bufferMaker,
 } from './hostile-values';
 
 const calls: CallLog = [];
@@ -44,12 +45,7 @@ jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releas
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
 const stream = Stream.legacyDefault(ctx);
-let base = 0x7f5000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x100000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f5000000000);
 const view = (rows: number, cols: number, context = ctx) => matrix(buffer(8 * rows * cols + 64, context), { dtype: 'f32', rows, cols });
 const isWork = (n: string) => n === 'cublasLtMatmul' || n === 'cublasLtMatmulAlgoGetHeuristic';
 const sweep = (where: string, values: readonly (readonly [string, unknown])[], call: (v: unknown) => unknown, expect: 'refused' | 'either') =>

@@ -19,29 +19,19 @@ import {
   outcome,
   sweep as sweepValues,
   writableFields,
+  bufferMaker,
+  recordingLibrary,
 } from './hostile-values';
 
 const calls: CallLog = [];
-const fakeCurand = new Proxy({} as Record<string, unknown>, {
-  get:
-    (_t, name: string) =>
-    (...args: unknown[]) => {
-      calls.push([name, args]);
-      return name === 'curandCreateGenerator' ? 0xc0de : undefined;
-    },
-});
+const fakeCurand = recordingLibrary(calls, { curandCreateGenerator: 0xc0de });
 const loadCurand = jest.fn(() => fakeCurand);
 jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releases'), loadCurand: () => loadCurand() }));
 
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
 const stream = Stream.legacyDefault(ctx);
-let base = 0x7f3000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x100000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f3000000000);
 const vec = (n: number, dtype: 'f32' | 'f64' | 'u32' | 'u64' | 'i32' = 'f32', context = ctx) =>
   StridedView.of(buffer(8 * Math.max(1, n), context), { dtype, shape: [n] });
 

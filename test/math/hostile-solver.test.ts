@@ -19,6 +19,7 @@ import {
   outcome,
   outcomeAsync,
   sweep as sweepValues,
+  bufferMaker,
 } from './hostile-values';
 
 const calls: CallLog = [];
@@ -35,12 +36,7 @@ jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releas
 
 const ctx = fakeContext(0x5170);
 const otherCtx = fakeContext(0x9999);
-let base = 0x7f7000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x100000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f7000000000);
 type D = 'f32' | 'f64' | 'c64' | 'i32' | 'i64';
 const SIZE: Record<D, number> = { f32: 4, f64: 8, c64: 8, i32: 4, i64: 8 };
 function mat(dtype: D, rows: number, cols: number, order: 'row' | 'col' = 'col', context = ctx): StridedView {

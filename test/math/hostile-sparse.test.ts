@@ -20,6 +20,7 @@ import {
   outcome,
   sweep as sweepValues,
   writableFields,
+  bufferMaker,
 } from './hostile-values';
 
 const calls: CallLog = [];
@@ -38,12 +39,7 @@ jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releas
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
 const stream = Stream.legacyDefault(ctx);
-let base = 0x7f6000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x100000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f6000000000);
 type D = 'f32' | 'f64' | 'i32' | 'i64' | 'c64';
 const vec = (dtype: D, n: number, context = ctx) => StridedView.of(buffer(16 * Math.max(1, n), context), { dtype, shape: [n] });
 const mat = (rows: number, cols: number, dtype: D = 'f32', context = ctx) =>

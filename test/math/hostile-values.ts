@@ -2,6 +2,31 @@
 // hostile call must pass: it succeeds, or throws a TypeError/RangeError whose message starts with the
 // call's `Class.method:`; and nothing the fake libraries receive is a value no C function takes.
 
+import type { Context } from '../../src/context';
+import { DeviceBuffer } from '../../src/memory/device-buffer';
+
+/** A fake library: every function records its call in `calls` and returns `answers[name]` (else undefined). */
+export function recordingLibrary(calls: CallLog, answers: Record<string, unknown> = {}): Record<string, unknown> {
+  return new Proxy({} as Record<string, unknown>, {
+    get:
+      (_t, name: string) =>
+      (...args: unknown[]) => {
+        calls.push([name, args]);
+        return answers[name];
+      },
+  });
+}
+
+/** DeviceBuffers wrapping fake addresses from `start`, `step` bytes apart, in `ctx` (or the context given). */
+export function bufferMaker(ctx: Context, start: number, step = 0x100000): (bytes: number, context?: Context) => DeviceBuffer {
+  let base = start;
+  return (bytes, context = ctx) => {
+    const b = DeviceBuffer.wrap(base, bytes, { context });
+    base += step;
+    return b;
+  };
+}
+
 /** What a flip-flop getter returns once its valid reads are used up: no C function takes a string. */
 export const POISON = 'POISON';
 

@@ -21,29 +21,19 @@ import {
   outcome,
   sweep as sweepValues,
   writableFields,
+  bufferMaker,
+  recordingLibrary,
 } from './hostile-values';
 
 const calls: CallLog = [];
-const fakeCublas = new Proxy({} as Record<string, unknown>, {
-  get:
-    (_t, name: string) =>
-    (...args: unknown[]) => {
-      calls.push([name, args]);
-      return name === 'cublasCreate' ? 0xb1a5 : undefined;
-    },
-});
+const fakeCublas = recordingLibrary(calls, { cublasCreate: 0xb1a5 });
 const loadCublas = jest.fn(() => fakeCublas);
 jest.mock('../../src/releases', () => ({ ...jest.requireActual('../../src/releases'), loadCublas: () => loadCublas() }));
 
 const ctx = driverlessContext();
 const otherCtx = driverlessContext(0x9999);
 const stream = Stream.legacyDefault(ctx);
-let base = 0x7f1000000000;
-function buffer(bytes: number, context = ctx): DeviceBuffer {
-  const b = DeviceBuffer.wrap(base, bytes, { context });
-  base += 0x100000;
-  return b;
-}
+const buffer = bufferMaker(ctx, 0x7f1000000000);
 type D = 'f32' | 'f64' | 'c64' | 'i32' | 'f16';
 const mat = (rows: number, cols: number, dtype: D = 'f32', context = ctx) => matrix(buffer(16 * Math.max(1, rows * cols), context), { dtype, rows, cols });
 const vec = (n: number, dtype: D = 'f32', context = ctx) => StridedView.of(buffer(16 * Math.max(1, n), context), { dtype, shape: [n] });
