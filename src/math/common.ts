@@ -7,7 +7,7 @@ import { describe } from '../describe';
 import { ClosedObjectError } from '../errors';
 import { Resource } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
-import { DTYPE_SIZES, StridedView, type DType } from '../memory/strided-view';
+import { DTYPE_SIZES, StridedView, checkDtype, type DType } from '../memory/strided-view';
 import { Stream, toStream, type StreamLike } from '../stream';
 
 export type { DType };
@@ -122,8 +122,7 @@ export function operand(where: string, name: string, value: unknown, dtype?: DTy
   if (value instanceof DeviceBuffer) {
     if (dtype === undefined) throw new TypeError(`${where}: ${name} is a DeviceBuffer without a dtype: pass a StridedView or the dtype option`);
     // a dtype option reaches here unchecked from some calls: own keys only (DTYPE_SIZES['toString'] is a function)
-    if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_SIZES, dtype))
-      throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPE_SIZES).join(', ')}, got ${describe(dtype)}`);
+    checkDtype(where, dtype);
     const size = DTYPE_SIZES[dtype];
     checkOpen(where, value);
     return { address: value.ptr, dtype, shape: [Math.floor(value.byteLength / size)], strides: [1], buffer: value };

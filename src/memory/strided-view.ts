@@ -76,6 +76,12 @@ function integers(where: string, v: unknown, min: number): number[] {
   });
 }
 
+/** Throws a TypeError naming `where` unless `dtype` is one of the DTypes (own keys only: `'toString'` is not one). */
+export function checkDtype(where: string, dtype: unknown): asserts dtype is DType {
+  if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_SIZES, dtype))
+    throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPE_SIZES).join(', ')}, got ${describe(dtype)}`);
+}
+
 /** The C-order (row-major, contiguous) strides of `shape`, in elements. */
 export function contiguousStrides(shape: readonly number[]): number[] {
   const strides = new Array<number>(shape.length);
@@ -139,8 +145,7 @@ export class StridedView {
       throw new TypeError(`${where}: options must be an object { dtype, shape, strides?, byteOffset? }, got ${describe(options)}`);
     checkKeys(where, options, ['dtype', 'shape', 'strides', 'byteOffset', 'readOnly']);
     const dtype = options.dtype;
-    if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_SIZES, dtype))
-      throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPE_SIZES).join(', ')}, got ${describe(dtype)}`);
+    checkDtype(where, dtype);
     const shape = integers(`${where}: shape`, options.shape, 0);
     const strides = options.strides === undefined ? contiguousStrides(shape) : integers(`${where}: strides`, options.strides, -Number.MAX_SAFE_INTEGER);
     if (strides.length !== shape.length) throw new RangeError(`${where}: strides has ${strides.length} entries for ${shape.length} dimensions`);
