@@ -1,5 +1,5 @@
-// An SVG chart of benchmark ratios to native C: one group of horizontal bars per row (operation), one
-// bar per implementation, and a line at 1× (= C). Pure: rows in, SVG text out (bench/run.ts writes it).
+// chart.svg of `npm run bench`: per row (operation) a group of horizontal bars, one per implementation's
+// ratio to C, and a dashed line at 1× (= C). Pure: rows in, SVG text out.
 
 /** One benchmark row: the operation and each implementation's ratio to native C (absent: not measured). */
 export interface ChartRow {
@@ -11,16 +11,10 @@ export interface ChartRow {
   higherIsBetter?: boolean;
 }
 
-/** Options of {@link ratioChart}. */
+/** Options of {@link ratioChart}: a line under the title (machine, date), and the ratio at which bars are clipped (default: the largest, at least 1.5). */
 export interface ChartOptions {
-  /** The chart's title (default: "Ratio to native C (lower is better)"). */
-  title?: string;
-  /** A line under the title: machine, date, run. */
   subtitle?: string;
-  /** Ratios above this are drawn clipped at it, with their value written (default: the largest ratio, at least 1.5). */
   maxRatio?: number;
-  /** Width of the whole image in pixels (default 900). */
-  width?: number;
 }
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
@@ -46,9 +40,8 @@ function checkRows(rows: unknown): asserts rows is ChartRow[] {
 }
 
 /**
- * The SVG of `rows`: per row a group of bars, one per implementation that has a ratio, in the order
- * implementations first appear; a dashed line marks 1× (native C). Each bar is labelled with its
- * ratio (`1.05×`).
+ * The SVG of `rows`: per row a bar for each implementation that has a ratio (in the order implementations
+ * first appear), labelled with its ratio (`1.05×`).
  * @throws TypeError or RangeError naming the bad row and implementation (a ratio must be finite and > 0)
  */
 export function ratioChart(rows: readonly ChartRow[], options: ChartOptions = {}): string {
@@ -58,7 +51,7 @@ export function ratioChart(rows: readonly ChartRow[], options: ChartOptions = {}
   const values = rows.flatMap((r) => Object.values(r.ratios).filter((v): v is number => v != null));
   const maxRatio = options.maxRatio ?? Math.max(1.5, ...values);
   if (!(Number.isFinite(maxRatio) && maxRatio > 0)) throw new RangeError(`ratioChart: options.maxRatio must be a finite number above 0, got ${maxRatio}`);
-  const width = options.width ?? 900;
+  const width = 900;
   const labelWidth = 280;
   const plotWidth = width - labelWidth - 90;
   const bar = 14;
@@ -94,7 +87,7 @@ export function ratioChart(rows: readonly ChartRow[], options: ChartOptions = {}
     return `<rect x="${lx.toFixed(1)}" y="${ly}" width="12" height="12" fill="${PALETTE[i % PALETTE.length]}"/><text x="${(lx + 18).toFixed(1)}" y="${ly + 11}">${escapeXml(impl)}</text>`;
   });
   const height = plotBottom + 24 + legendHeight;
-  const title = options.title ?? 'Ratio to native C (lower is better)';
+  const title = 'Ratio to native C (lower is better)';
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     '<style>.value{fill:#333;font-size:11px}</style>',
@@ -118,13 +111,9 @@ export interface ChartInput {
 }
 
 /**
- * Chart rows from bench results: for each row measured by a native C implementation (the first of
- * `bases` that has it), every other implementation's median divided by C's. Rows in first-seen order;
- * `import_first_call*` rows (no C counterpart) are left out. An implementation measured under another
- * JavaScript runtime (`cuda-ts-typed-bun`: a name ending in `-<runtime>` where `native-c-inproc-<runtime>`
- * is among the results) is divided by that runtime's C, measured in its own process (bench/runtime-child.ts).
- * @param results bench/run.ts's `all`
- * @param bases the C implementations, preferred first
+ * Chart rows from bench results: for each row a C implementation measured (the first of `bases` that has
+ * it), every other implementation's median divided by C's, rows in first-seen order. A Bun or Deno column
+ * (`cuda-ts-typed-bun`) is divided by C of its own process (`native-c-inproc-bun`).
  */
 export function chartRowsFrom(results: readonly ChartInput[], bases: readonly string[] = ['native-c-inproc', 'native-c']): ChartRow[] {
   if (!Array.isArray(results)) throw new TypeError(`chartRowsFrom: results must be an array of bench results, got ${typeof results}`);

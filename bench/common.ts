@@ -1,11 +1,7 @@
-// Shared helpers for the TypeScript side of the benchmark suite (bench/cpu.ts, bench/gpu.ts,
-// bench/run.ts). The JSON shape and the method are the ones of bench/native/bench.c and
-// bench/python/bench_cuda_python.py:
-//   {"impl": NAME, "meta": {...}, "rows": {"<row>": {"median", "unit", "n", "reps"} | {"skipped": why}}}
-//   one untimed warm-up pass, then REPS (5) timed passes, each timed around the whole pass;
-//   rep value = pass_ns / ops ("ns"), bytes / pass_ns ("GB/s"), pass_ms / ops ("ms"); median of the reps.
-// Rows measured interleaved with other implementations (bench/interleave.ts) split each repetition
-// into sub-blocks and take the median of those as the repetition's value (`blocks` keeps them).
+// Shared by the bench's processes: the result shape of bench/native/bench.c and the Python scripts,
+//   {"impl": NAME, "meta": {...}, "rows": {"<row>": {"median", "unit", "n", "reps"} | {"skipped": why}}},
+// the timing method (one untimed warm-up pass, then REPS timed passes, median of the per-pass values)
+// and the text report's helpers.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -43,15 +39,11 @@ export function isMeasured(r: Row | undefined): r is MeasuredRow {
   return !!r && typeof (r as MeasuredRow).median === 'number';
 }
 
-export const SCALE = (() => {
-  const v = Number(process.env.BENCH_SCALE ?? '1');
-  return v > 0 ? v : 1;
-})();
+export const SCALE = Number(process.env.BENCH_SCALE ?? '1') > 0 ? Number(process.env.BENCH_SCALE ?? '1') : 1;
 
 /** `base` ops scaled by BENCH_SCALE, rounded to a multiple of `multiple` (at least one multiple). */
 export function scaled(base: number, multiple: number): number {
-  const n = Math.round((base * SCALE) / multiple) * multiple;
-  return Math.max(n, multiple);
+  return Math.max(Math.round((base * SCALE) / multiple) * multiple, multiple);
 }
 
 export function median(values: number[]): number {
@@ -64,29 +56,26 @@ export function nowNs(): bigint {
   return process.hrtime.bigint(); // CLOCK_MONOTONIC on Linux
 }
 
-function round4(x: number): number {
-  return Math.round(x * 1e4) / 1e4;
-}
+export const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
-function repValue(dtNs: number, ops: number, unit: Unit, bytesPerOp: number): number {
+/** A timed run's value in the row's unit: ns per op, GB/s (bytes / ns), or ms per op. */
+export function unitValue(dtNs: number, ops: number, unit: Unit, bytesPerOp = 0): number {
   if (dtNs <= 0) dtNs = 1;
-  if (unit === 'GB/s') return (bytesPerOp * ops) / dtNs;
-  if (unit === 'ms') return dtNs / 1e6 / ops;
-  return dtNs / ops;
+  return unit === 'GB/s' ? (bytesPerOp * ops) / dtNs : unit === 'ms' ? dtNs / 1e6 / ops : dtNs / ops;
 }
 
 export function summarize(reps: number[], unit: Unit, ops: number): MeasuredRow {
   return { median: round4(median(reps)), unit, n: ops, reps: reps.map(round4) };
 }
 
-/** Synchronous pass: warm-up once with warmOps, then REPS timed passes of ops. */
+/** Synchronous pass: warm-up once with warmOps, then `reps` timed passes of ops. */
 export function measure(pass: (ops: number) => void, ops: number, warmOps: number, unit: Unit = 'ns', bytesPerOp = 0, reps = REPS): MeasuredRow {
   pass(warmOps);
   const out: number[] = [];
   for (let k = 0; k < reps; k++) {
     const t0 = nowNs();
     pass(ops);
-    out.push(repValue(Number(nowNs() - t0), ops, unit, bytesPerOp));
+    out.push(unitValue(Number(nowNs() - t0), ops, unit, bytesPerOp));
   }
   return summarize(out, unit, ops);
 }
@@ -105,7 +94,7 @@ export async function measureAsync(
   for (let k = 0; k < reps; k++) {
     const t0 = nowNs();
     await pass(ops);
-    out.push(repValue(Number(nowNs() - t0), ops, unit, bytesPerOp));
+    out.push(unitValue(Number(nowNs() - t0), ops, unit, bytesPerOp));
   }
   return summarize(out, unit, ops);
 }
@@ -131,10 +120,7 @@ export class Impl {
 
   async row(name: string, thunk: () => MeasuredRow | Promise<MeasuredRow>): Promise<void> {
     if (this.rows[name]) return; // measured already (the interleaved phase of bench/gpu.ts)
-    if (Date.now() > this.deadline) {
-      this.skip(name, 'time budget used up before this row');
-      return;
-    }
+    if (Date.now() > this.deadline) return this.skip(name, 'time budget used up before this row');
     try {
       const r = await thunk();
       this.rows[name] = r;
@@ -166,15 +152,12 @@ export const RESULTS_DIR = join(__dirname, 'results');
 
 /** Where results go: $OUT (the GPU machine's collected folder) if set, else bench/results. */
 export function resultsDir(): string {
-  const out = process.env.OUT;
-  if (out) {
-    if (!existsSync(out)) mkdirSync(out, { recursive: true });
-    return out;
-  }
-  return RESULTS_DIR;
+  const out = process.env.OUT || RESULTS_DIR;
+  if (!existsSync(out)) mkdirSync(out, { recursive: true });
+  return out;
 }
 
-/** Fixed-width text table. */
+/** Fixed-width text table; the first `leftCols` columns are left-aligned. */
 export function table(header: string[], rows: string[][], leftCols = 1): string {
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) =>
@@ -190,4 +173,49 @@ export function fmt(x: number | undefined, digits = 1): string {
   if (Math.abs(x) >= 1000) return x.toFixed(0);
   if (Math.abs(x) >= 100) return x.toFixed(Math.min(digits, 1));
   return x.toFixed(Math.max(digits, 2));
+}
+
+/** First line of a reason, cut to n characters (bench.json keeps it whole). */
+export function short(text: string, n: number): string {
+  const one = text.split(/ tried: |\n/)[0];
+  return one.length <= n ? one : `${one.slice(0, n)}...`;
+}
+
+/** One target's verdict: every step's verdicts have this shape. */
+export interface Verdict {
+  target: string;
+  row: string;
+  judged: string;
+  value?: string;
+  verdict: 'PASS' | 'FAIL' | 'SKIP' | 'noisy';
+  why?: string;
+}
+
+export function verdictTable(vs: readonly Verdict[]): string {
+  const rows = vs.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]);
+  return table(['target', 'row', 'judged on', 'value', 'verdict'], rows, 5);
+}
+
+/** A cell of the results: an implementation's row, {skipped} for a skipped or absent implementation, undefined for a row it lacks. */
+export type GetRow = (impl: string, row: string) => Row | undefined;
+
+export function rowGetter(all: readonly ImplResult[]): GetRow {
+  const byImpl = new Map(all.map((r) => [r.impl, r]));
+  return (impl, row) => {
+    const r = byImpl.get(impl);
+    if (!r || r.skipped) return { skipped: r?.skipped ?? 'not run' };
+    return r.rows?.[row];
+  };
+}
+
+/** Numbered reasons for the skipped cells of a table: a cell says `skip[k]`, the lines under it say why. */
+export class SkipNotes {
+  private readonly notes = new Map<string, number>();
+  cell(why: string): string {
+    if (!this.notes.has(why)) this.notes.set(why, this.notes.size + 1);
+    return `skip[${this.notes.get(why)}]`;
+  }
+  lines(): string[] {
+    return this.notes.size ? ['skipped:', ...[...this.notes].map(([why, n]) => `  [${n}] ${short(why, 300)}`)] : [];
+  }
 }

@@ -1,29 +1,14 @@
 // The C floor of `npm run bench` (docs/performance.md, "The C floor"): C in the same process as the JS
 // columns, the timing thread pinned to a core near the GPU after set-up, launch rows warmed up. bench/run.ts
-// picks the method once (chooseFloor) and passes it down by environment to every process that times C and
-// JS interleaved (bench/gpu.ts under Node, bench/runtime-child.ts under Bun and Deno) and to the
-// standalone C program:
-//   BENCH_PIN            the core the timing thread is pinned to after set-up (bench.c reads it too);
-//                        'off': the threads stay where the OS puts them; unset: a GPU-local core
+// picks the method once (chooseFloor) and passes it by environment to every process that times rows:
+//   BENCH_PIN            the timing thread's core ('off': not pinned; unset: a GPU-local core); bench.c reads it too
 //   BENCH_FLOOR_WARMUP   launches of the untimed warm-up pass of each launch_* row (at least)
-//   BENCH_FLOOR_JSON     a saved {"method": FloorMethod} to use instead of this machine's default
-// Pinned: the rows timed per operation (calls, launches, allocations, events). Not pinned: the 256 MiB
-// copy rows, with the start-up affinity back: the objects layer's staged pageable copies use helper
-// threads (worker_threads) created on first use, which would inherit the one core and share it.
-// No FFI here (the Bun and Deno children import it): each process pins through libbench.so's
+// The 256 MiB copy rows run unpinned: staged pageable copies use helper threads, which would inherit the one
+// core. No FFI here (the Bun and Deno children import this file): each process pins through libbench.so's
 // bench_pin_thread with its own FFI.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { type ImplResult, isMeasured, reason } from './common';
-
-/** How the floor is measured: the timing thread's core (undefined: not pinned) and the launch warm-up. */
-export interface FloorMethod {
-  pinCpu?: number;
-  warmupLaunches: number;
-  reasons: string[];
-}
-
-const DEVICE = Number(process.env.BENCH_DEVICE ?? 0) | 0;
+import { existsSync, readFileSync } from 'node:fs';
+import type { ImplResult } from './common';
 
 /** What one process applies: the core (undefined: not pinned, `why` says why) and the launch warm-up. */
 export interface FloorSettings {
@@ -32,10 +17,10 @@ export interface FloorSettings {
   why?: string;
 }
 
-/** The launch warm-up where nothing says otherwise (docs/performance.md, "The C floor"). */
+/** The launch warm-up where nothing says otherwise: the first few thousand launches after start-up run slower. */
 export const DEFAULT_WARMUP_LAUNCHES = 4000;
 
-/** The environment a timing process gets from bench/run.ts for a method (pinCpu undefined: 'off'). */
+/** The environment a timing process gets from bench/run.ts (pinCpu undefined: 'off'). */
 export function floorEnv(m: { pinCpu?: number; warmupLaunches: number }): { BENCH_PIN: string; BENCH_FLOOR_WARMUP: string } {
   return { BENCH_PIN: m.pinCpu === undefined ? 'off' : String(m.pinCpu), BENCH_FLOOR_WARMUP: String(m.warmupLaunches) };
 }
@@ -46,10 +31,9 @@ export function floorSettings(env: Record<string, string | undefined> = process.
   const warmText = (env.BENCH_FLOOR_WARMUP ?? '').trim();
   const warm = /^\d{1,9}$/.test(warmText) && Number(warmText) > 0 ? Number(warmText) : DEFAULT_WARMUP_LAUNCHES;
   const warmWhy = warmText && warm !== Number(warmText) ? `BENCH_FLOOR_WARMUP=${warmText} is not a positive count: ${warm} launches` : undefined;
-  if (pinText === '' || pinText === 'off')
-    return { warmupLaunches: warm, why: [`not pinned (BENCH_PIN ${pinText ? 'off' : 'unset'})`, warmWhy].filter(Boolean).join('; ') };
-  if (!/^\d{1,4}$/.test(pinText))
-    return { warmupLaunches: warm, why: [`not pinned: BENCH_PIN=${pinText} is not a CPU number`, warmWhy].filter(Boolean).join('; ') };
+  const because = (pinWhy: string) => ({ warmupLaunches: warm, why: [pinWhy, warmWhy].filter(Boolean).join('; ') });
+  if (pinText === '' || pinText === 'off') return because(`not pinned (BENCH_PIN ${pinText ? 'off' : 'unset'})`);
+  if (!/^\d{1,4}$/.test(pinText)) return because(`not pinned: BENCH_PIN=${pinText} is not a CPU number`);
   return { pinCpu: Number(pinText), warmupLaunches: warm, why: warmWhy };
 }
 
@@ -59,7 +43,7 @@ export function isPinnedRow(unit: string): boolean {
 }
 
 /** A row's warm-up: a launch_* row gets at least the floor's launches (rounded up to its granule). */
-export function floorWarm(row: string, warm: number, granule: number, s: FloorSettings): number {
+export function floorWarm(row: string, warm: number, granule: number, s: Pick<FloorSettings, 'warmupLaunches'>): number {
   if (!row.startsWith('launch_')) return warm;
   const g = Math.max(1, granule);
   return Math.max(warm, Math.ceil(s.warmupLaunches / g) * g);
@@ -134,17 +118,13 @@ export function floorRecordWords(r: FloorRecord | undefined): string {
   return `${where}; launch rows warmed up ≥ ${r.warmup_launches} launches`;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Where the GPU is: the core to pin to
-
 /** "0-3,8,10-11" -> [0,1,2,3,8,10,11]; undefined for text that is not a CPU list. */
 export function parseCpuList(text: string): number[] | undefined {
   const out: number[] = [];
   for (const part of text.trim().split(',')) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
     if (!m) return undefined;
-    const a = Number(m[1]);
-    const b = m[2] === undefined ? a : Number(m[2]);
+    const [a, b] = [Number(m[1]), m[2] === undefined ? Number(m[1]) : Number(m[2])];
     if (b < a || b - a > 4096) return undefined;
     for (let c = a; c <= b; c++) out.push(c);
   }
@@ -161,51 +141,29 @@ function readText(path: string): string | undefined {
 
 /** The CPUs this process may run on (Cpus_allowed_list), else every online CPU. */
 export function allowedCpus(): number[] {
-  const status = readText('/proc/self/status') ?? '';
-  const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(status);
+  const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(readText('/proc/self/status') ?? '');
   return (m && parseCpuList(m[1])) ?? parseCpuList(readText('/sys/devices/system/cpu/online') ?? '') ?? [0];
 }
 
-/** NUMA node -> its CPUs, from /sys/devices/system/node (empty where the machine shows none). */
-export function numaNodes(): Map<number, number[]> {
-  const nodes = new Map<number, number[]>();
-  let names: string[] = [];
-  try {
-    names = readdirSync('/sys/devices/system/node');
-  } catch {
-    return nodes;
-  }
-  for (const n of names) {
-    const m = /^node(\d+)$/.exec(n);
-    const cpus = m && parseCpuList(readText(`/sys/devices/system/node/${n}/cpulist`) ?? '');
-    if (m && cpus) nodes.set(Number(m[1]), cpus);
-  }
-  return nodes;
-}
-
-/** What `nvidia-smi topo -m` says of GPU `ordinal`: its CPU affinity and NUMA node, where it prints them. */
-export function parseTopo(text: string, ordinal: number): { cpus?: number[]; numa?: number } {
+/** The CPU affinity `nvidia-smi topo -m` prints for GPU `ordinal`, where it prints one. */
+export function parseTopo(text: string, ordinal: number): number[] | undefined {
   const lines = text.split('\n');
   const header = lines.find((l) => /CPU Affinity/.test(l));
   const row = lines.find((l) => l !== header && new RegExp(`^\\s*GPU${ordinal}\\b`).test(l));
-  if (!header || !row) return {};
-  // The row: link cells (X, SYS, NV18, PIX, NODE…, never a number), then CPU Affinity, NUMA Affinity,
-  // GPU NUMA ID; the tab counts vary between versions, so take the first cell that is a CPU list.
+  if (!header || !row) return undefined;
+  // link cells (X, SYS, NV18, PIX…, never a number) come first and tab counts vary between versions:
+  // take the first cell that is a CPU list
   const cells = row
     .split(/\t| {2,}/)
     .map((s) => s.trim())
     .filter(Boolean)
     .slice(1);
-  const i = cells.findIndex((c) => parseCpuList(c) !== undefined);
-  if (i < 0) return {};
-  const numaText = cells[i + 1];
-  return { cpus: parseCpuList(cells[i]), numa: numaText && /^\d+$/.test(numaText) ? Number(numaText) : undefined };
+  return cells.map(parseCpuList).find((c) => c !== undefined);
 }
 
-/** The GPU's local CPUs and NUMA node, and where that came from. */
+/** The GPU's local CPUs, and where that came from. */
 export interface GpuPlacement {
   cpus?: number[];
-  numa?: number;
   source: string;
 }
 
@@ -214,48 +172,28 @@ function run(cmd: string, args: string[]): string | undefined {
   return r.status === 0 ? r.stdout : undefined;
 }
 
-/** `nvidia-smi topo -m` first; else /sys/bus/pci/devices/<the GPU's bus id>/{local_cpulist,numa_node}. */
-export function gpuPlacement(ordinal: number): GpuPlacement & { topo?: string } {
+/** `nvidia-smi topo -m` first; else /sys/bus/pci/devices/<the GPU's bus id>/local_cpulist. */
+export function gpuPlacement(ordinal: number): GpuPlacement {
   const topo = run('nvidia-smi', ['topo', '-m']);
-  const fromTopo = topo ? parseTopo(topo, ordinal) : {};
-  if (fromTopo.cpus) return { ...fromTopo, source: 'nvidia-smi topo -m', topo };
-  const bus = run('nvidia-smi', ['--query-gpu=pci.bus_id', '--format=csv,noheader', `-i`, String(ordinal)])
+  const cpus = topo ? parseTopo(topo, ordinal) : undefined;
+  if (cpus) return { cpus, source: 'nvidia-smi topo -m' };
+  const bus = run('nvidia-smi', ['--query-gpu=pci.bus_id', '--format=csv,noheader', '-i', String(ordinal)])
     ?.trim()
     .toLowerCase();
   // nvidia-smi prints an 8-digit domain (00000000:1B:00.0); sysfs uses 4 (0000:1b:00.0)
   const dev = bus && `/sys/bus/pci/devices/${bus.replace(/^0000(?=[0-9a-f]{4}:)/, '')}`;
-  if (dev && existsSync(dev)) {
-    const numa = Number(readText(`${dev}/numa_node`) ?? -1);
-    return { cpus: parseCpuList(readText(`${dev}/local_cpulist`) ?? ''), numa: numa >= 0 ? numa : undefined, source: `sysfs ${dev}`, topo };
-  }
-  return { source: topo ? 'nvidia-smi topo -m (no CPU affinity for this GPU)' : 'unknown (no nvidia-smi)', topo };
+  if (dev && existsSync(dev)) return { cpus: parseCpuList(readText(`${dev}/local_cpulist`) ?? ''), source: `sysfs ${dev}` };
+  return { source: topo ? 'nvidia-smi topo -m (no CPU affinity for this GPU)' : 'unknown (no nvidia-smi)' };
 }
 
-/**
- * The timing thread's core: `local`, a core on the GPU's NUMA node (not CPU 0, which takes most
- * interrupts, where another is allowed); `remote`, one on another node where the machine has one;
- * `spare`, a second local core; all within the allowed CPUs.
- */
-export function pickCores(allowed: number[], gpu: GpuPlacement, nodes: Map<number, number[]>): { local: number; remote?: number; spare?: number; why: string } {
+/** The timing thread's core: the highest allowed GPU-local core, not CPU 0 (it takes most interrupts) where another is allowed. */
+export function pickCore(allowed: number[], gpu: GpuPlacement): { cpu: number; why: string } {
   const ok = new Set(allowed);
-  const localNode = gpu.numa !== undefined ? nodes.get(gpu.numa) : undefined;
-  const localSet = (gpu.cpus ?? localNode ?? allowed).filter((c) => ok.has(c));
+  const localSet = (gpu.cpus ?? allowed).filter((c) => ok.has(c));
   const local = localSet.length ? localSet : allowed;
-  const pick = [...local].reverse().find((c) => c !== 0) ?? local[0];
-  const spare = [...local].reverse().find((c) => c !== 0 && c !== pick);
-  const localAll = new Set(gpu.cpus ?? localNode ?? []);
-  let remote: number | undefined;
-  for (const [, cpus] of nodes) {
-    if (!localAll.size || cpus.some((c) => localAll.has(c))) continue; // unknown GPU placement: no remote
-    remote = [...cpus].reverse().find((c) => ok.has(c) && c !== 0) ?? remote;
-  }
-  const note = localSet.length || !gpu.cpus ? '' : ", none of them allowed here: 'local' is any allowed core";
-  const why =
-    `local core ${pick} (GPU's CPUs ${gpu.cpus ? compact(gpu.cpus) : 'unknown'}, via ${gpu.source}${note}), ` +
-    (remote !== undefined
-      ? `remote core ${remote}`
-      : `no remote core (${nodes.size <= 1 ? 'one NUMA node' : !localAll.size ? "the GPU's node is unknown" : 'no allowed CPU off the GPU node'})`);
-  return { local: pick, remote, spare, why };
+  const cpu = [...local].reverse().find((c) => c !== 0) ?? local[0];
+  const note = localSet.length || !gpu.cpus ? '' : ', none of them allowed here: any allowed core';
+  return { cpu, why: `local core ${cpu} (GPU's CPUs ${gpu.cpus ? compact(gpu.cpus) : 'unknown'}, via ${gpu.source}${note})` };
 }
 
 /** [0,1,2,3,8] -> "0-3,8". */
@@ -271,15 +209,10 @@ export function compact(cpus: number[]): string {
   return parts.join(',');
 }
 
-/** The method: a saved one (BENCH_FLOOR_JSON's file), else a GPU-local core and the default warm-up. */
-export function stableFloorMethod(saved?: string): FloorMethod {
-  if (saved) return (JSON.parse(readFileSync(saved, 'utf8')) as { method: FloorMethod }).method;
-  const cores = pickCores(allowedCpus(), gpuPlacement(DEVICE), numaNodes());
-  return { pinCpu: cores.local, warmupLaunches: DEFAULT_WARMUP_LAUNCHES, reasons: [`default: ${cores.why}`] };
+/** This machine's default core for the timing thread. */
+export function gpuLocalCore(): { cpu: number; why: string } {
+  return pickCore(allowedCpus(), gpuPlacement(Number(process.env.BENCH_DEVICE ?? 0) | 0));
 }
-
-// ---------------------------------------------------------------------------------------------------
-// The run's method and the line under the table
 
 /** The method of this run: the timing thread's core (undefined: not pinned), the launch warm-up, where they came from. */
 export interface ChosenFloor {
@@ -290,36 +223,23 @@ export interface ChosenFloor {
 }
 
 /**
- * Picks the run's floor method and writes it into `env` (BENCH_PIN, BENCH_FLOOR_WARMUP) for the
- * children: BENCH_PIN as given ('off': none), else the method of BENCH_FLOOR_JSON's file,
- * else this machine's default (a GPU-local core); BENCH_FLOOR_WARMUP as given, else the method's.
+ * Picks the run's floor method and writes it into `env` (BENCH_PIN, BENCH_FLOOR_WARMUP) for the children:
+ * BENCH_PIN as given ('off': none), else `defaultCore()`; BENCH_FLOOR_WARMUP as given, else the default.
+ * @throws RangeError for a BENCH_PIN or BENCH_FLOOR_WARMUP that is not a core or a positive count
  */
-export function chooseFloor(env: NodeJS.ProcessEnv, methodOf: (saved?: string) => FloorMethod = stableFloorMethod): ChosenFloor {
-  let m: FloorMethod;
-  let source: string;
-  const saved = env.BENCH_FLOOR_JSON?.trim();
-  try {
-    m = methodOf(saved || undefined);
-    source = saved ? `BENCH_FLOOR_JSON=${saved}` : (m.reasons[0] ?? 'the default method');
-  } catch (e) {
-    m = methodOf();
-    source = `BENCH_FLOOR_JSON=${saved} unreadable (${reason(e)}); ${m.reasons[0] ?? 'the default method'}`;
-  }
+export function chooseFloor(env: NodeJS.ProcessEnv, defaultCore: () => { cpu: number; why: string } = gpuLocalCore): ChosenFloor {
   const pinText = env.BENCH_PIN?.trim();
-  let pinCpu = m.pinCpu;
-  if (pinText === 'off') pinCpu = undefined;
-  else if (pinText) {
-    if (!/^\d{1,4}$/.test(pinText)) throw new RangeError(`bench/run.ts: BENCH_PIN=${pinText} is not a CPU number (or 'off')`);
-    pinCpu = Number(pinText);
-    source = `BENCH_PIN=${pinText}`;
-  }
+  if (pinText && pinText !== 'off' && !/^\d{1,4}$/.test(pinText)) throw new RangeError(`bench/run.ts: BENCH_PIN=${pinText} is not a CPU number (or 'off')`);
   const warmText = env.BENCH_FLOOR_WARMUP?.trim();
   if (warmText && !(/^\d{1,9}$/.test(warmText) && Number(warmText) > 0))
     throw new RangeError(`bench/run.ts: BENCH_FLOOR_WARMUP=${warmText} is not a positive number of launches`);
-  const warmupLaunches = warmText ? Number(warmText) : m.warmupLaunches;
+  const core = pinText ? undefined : defaultCore();
+  const pinCpu = pinText === 'off' ? undefined : pinText ? Number(pinText) : core!.cpu;
+  const source = pinText ? `BENCH_PIN=${pinText}` : `default: ${core!.why}`;
+  const warmupLaunches = warmText ? Number(warmText) : DEFAULT_WARMUP_LAUNCHES;
   Object.assign(env, floorEnv({ pinCpu, warmupLaunches }));
-  const words = `${pinCpu === undefined ? 'timing threads not pinned' : `timing thread pinned to core ${pinCpu} after set-up`}, launch rows warmed up ≥ ${warmupLaunches} launches (${source})`;
-  return { pinCpu, warmupLaunches, source, words };
+  const pinWords = pinCpu === undefined ? 'timing threads not pinned' : `timing thread pinned to core ${pinCpu} after set-up`;
+  return { pinCpu, warmupLaunches, source, words: `${pinWords}, launch rows warmed up ≥ ${warmupLaunches} launches (${source})` };
 }
 
 /** The standalone program's environment: bench.c takes BENCH_PIN as a CPU number only, so 'off' is left out. */
@@ -329,34 +249,9 @@ export function standaloneEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
-
-/** The standalone process's median against the in-process floor's, per launch row and the trivial call. */
-function thisRunWords(all: readonly ImplResult[]): string {
-  const byImpl = new Map(all.map((r) => [r.impl, r]));
-  const nat = byImpl.get('native-c');
-  const inproc = byImpl.get('native-c-inproc');
-  if (!nat || nat.skipped || !inproc || inproc.skipped) {
-    const why = !nat || nat.skipped ? `native-c: ${nat?.skipped ?? 'not run'}` : `native-c-inproc: ${inproc?.skipped ?? 'not run'}`;
-    return `standalone vs in-process in this run: not measured (${why.split('\n')[0].slice(0, 160)})`;
-  }
-  const diffs = ['launch_0args', 'launch_4args', 'cuCtxGetCurrent'].flatMap((row) => {
-    const a = nat.rows[row];
-    const b = inproc.rows[row];
-    return isMeasured(a) && isMeasured(b) ? [`${row} ${pct(a.median / b.median - 1)}`] : [];
-  });
-  const pin = typeof nat.meta.pin === 'number' ? `BENCH_PIN=${nat.meta.pin}` : 'not pinned';
-  if (!diffs.length) return 'standalone vs in-process in this run: no row measured by both';
-  return `in this run the standalone process (native-c: one process, ${pin}) vs the in-process floor: ${diffs.join(', ')} (ratio of medians, not interleaved: within ±10% is the process lottery)`;
-}
-
-/** The line under the table: the floor every ratio uses, why (docs/performance.md), and this run's difference. */
+/** The line under the table: the floor every ratio uses and how it was measured. */
 export function floorLine(all: readonly ImplResult[], floor: ChosenFloor): string {
   const inproc = all.find((r) => r.impl === 'native-c-inproc' && !r.skipped);
   const how = inproc ? floorRecordWords(inproc.meta.floor as FloorRecord | undefined) : floor.words;
-  return (
-    `C floor: every "C" ratio is against C in the same process (native-c-inproc, interleaved with the JS columns; ${how}); ` +
-    `pinned and warmed up, standalone and in-process C agree within the noise, while one fresh standalone process is a ±10% lottery (docs/performance.md). ` +
-    `${thisRunWords(all)}.`
-  );
+  return `C floor: every "C" ratio is against C in the same process (native-c-inproc, interleaved with the JS columns; ${how}); native-c, one standalone process pinned alike, is the Python columns' base (docs/performance.md).`;
 }

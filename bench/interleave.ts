@@ -1,20 +1,10 @@
-// Interleaved measurement: every implementation of a row runs in the same repetitions, in turn, so
-// that drift on a shared machine — clock changes, other tenants — lands on all implementations alike
-// and shows as the spread of the per-repetition ratios instead of as a ratio. Verdicts judge the
-// median of those ratios by its distribution-free 95% confidence interval (order statistics, see
-// medianInterval): PASS when the whole interval meets the target, FAIL when none of it does, "noisy"
-// when it crosses. Up to 8 repetitions that interval is their min-max (every repetition must meet
-// the target for a PASS); with more it is narrower, so more repetitions sharpen a verdict instead of
-// making "noisy" likelier, as a min-max rule would.
-//
-// A repetition is robust to one disturbance: each implementation's work of a repetition (`ops`) is
-// split into BLOCKS short sub-blocks, run interleaved with the other implementations' sub-blocks
-// (A B C, B C A, C A B, …: the order rotates every sub-block), and the repetition's value for an
-// implementation is the MEDIAN of its sub-blocks. A preemption, a GC pause or a frequency step hits
-// one sub-block of one implementation; the median drops it, so it cannot move that repetition's
-// value, and so it cannot set the min–max of the per-repetition ratios. The total work measured per
-// row stays `reps × ops` per implementation (BENCH_BLOCKS=1 gives back one pass per repetition).
-import { type MeasuredRow, type Unit, median, nowNs } from './common';
+// Interleaved measurement: every implementation of a row runs in the same repetitions, in turn, so drift
+// on a shared machine (clock, other tenants) lands on all alike and shows as the spread of the
+// per-repetition ratios, not as a ratio. Each repetition's work is split into sub-blocks taken in
+// rotating order (A B C, B C A, …) and the repetition's value is the median of its sub-blocks, so one
+// preemption or GC pause cannot move it. Verdicts judge the median ratio by its distribution-free 95%
+// interval (min-max up to 8 repetitions, narrower with more), so more repetitions sharpen a verdict.
+import { type GetRow, type MeasuredRow, type Unit, type Verdict, isMeasured, median, nowNs, round4, unitValue } from './common';
 
 /** One implementation's pass of a row: runs `ops` operations. */
 export type Pass = (ops: number) => void;
@@ -38,22 +28,17 @@ export interface InterleavedRow {
   passes: Record<string, Pass>;
 }
 
-/** What an implementation's pass threw, per row (the row is then skipped for it). */
-export type Failures = Record<string, string>;
-
 /** An interleaved row of one implementation: reps[k] is the median of blocks[k]. */
 export interface InterleavedMeasuredRow extends MeasuredRow {
   interleaved: true;
-  /** Per repetition, the value of each of its sub-blocks (in the row's unit). */
   blocks: number[][];
-  /** Operations per sub-block. */
   block_ops: number;
 }
 
 /**
- * How a repetition's `ops` splits into sub-blocks of a multiple of `granule`: `blocks` sub-blocks
- * of about ops / blocks each; where the row has fewer granules than that (two 256 MiB copies), one
- * granule per sub-block and at least three sub-blocks, so that the median still drops an outlier.
+ * How a repetition's `ops` splits into sub-blocks of a multiple of `granule`; where the row has fewer
+ * granules than `blocks` (two 256 MiB copies), one granule per sub-block and at least three, so that
+ * the median still drops an outlier.
  */
 export function blockPlan(ops: number, granule = 1, blocks = BLOCKS): { blocks: number; opsPerBlock: number } {
   const g = Math.max(1, Math.round(granule));
@@ -69,28 +54,10 @@ export function rotation<T>(names: readonly T[], s: number): T[] {
   return names.slice(k).concat(names.slice(0, k));
 }
 
-/** A repetition's value from its sub-blocks: their median (one outlier sub-block cannot move it). */
-export function repetitionValue(blockValues: number[]): number {
-  return median(blockValues);
-}
-
-function round4(x: number): number {
-  return Math.round(x * 1e4) / 1e4;
-}
-
-/** A timed run's value in the row's unit: ns per op, GB/s (bytes / ns), or ms per op. */
-export function unitValue(dtNs: number, ops: number, unit: Unit, bytesPerOp = 0): number {
-  if (dtNs <= 0) dtNs = 1;
-  return unit === 'GB/s' ? (bytesPerOp * ops) / dtNs : unit === 'ms' ? dtNs / 1e6 / ops : dtNs / ops;
-}
-
 /**
- * Measures one row interleaved: one untimed warm-up pass per implementation, then `reps`
- * repetitions; in each, every implementation runs its sub-blocks (see {@link blockPlan}), the
- * implementations taking turns sub-block by sub-block in rotating order.
- * @param clock the time source (ns; injectable for tests)
- * @returns per implementation the row (reps in repetition order, so rep k of two implementations
- *   ran in the same stretch of time) or why it failed
+ * Measures one row interleaved: one untimed warm-up pass per implementation, then `reps` repetitions of
+ * sub-blocks in rotating order. Per implementation the row (rep k of two implementations ran in the
+ * same stretch of time) or why its pass threw. `clock` is injectable for tests.
  */
 export function measureInterleaved(
   row: InterleavedRow,
@@ -119,8 +86,7 @@ export function measureInterleaved(
         try {
           const t0 = clock();
           row.passes[n](plan.opsPerBlock);
-          const dt = Number(clock() - t0);
-          blocks[n][k].push(unitValue(dt, plan.opsPerBlock, row.unit, row.bytesPerOp));
+          blocks[n][k].push(unitValue(Number(clock() - t0), plan.opsPerBlock, row.unit, row.bytesPerOp));
         } catch (e) {
           alive.delete(n);
           out[n] = { skipped: (e as Error).message ?? String(e) };
@@ -129,7 +95,7 @@ export function measureInterleaved(
     }
   }
   for (const n of alive) {
-    const values = blocks[n].map(repetitionValue);
+    const values = blocks[n].map(median);
     out[n] = {
       median: round4(median(values)),
       unit: row.unit,
@@ -143,15 +109,13 @@ export function measureInterleaved(
   return out;
 }
 
-/** The per-repetition ratios of two interleaved rows, summed up. */
+/** The per-repetition ratios of two interleaved rows: median, min-max, the median's 95% interval (lo-hi), repetitions. */
 export interface RatioStats {
   median: number;
   min: number;
   max: number;
-  /** The median's 95% confidence interval (see {@link medianInterval}); min-max up to 8 repetitions. */
   lo: number;
   hi: number;
-  /** Repetitions. */
   n: number;
 }
 
@@ -163,20 +127,15 @@ export function ratioStats(a: number[], b: number[]): RatioStats {
 }
 
 /**
- * How much slower than the run's quiet floor C may run in a repetition that still counts as quiet. On
- * the H200 machine every core alternates, for seconds at a time, between a quiet state and one where
- * something outside the VM shares it: C's own `cuCtxGetCurrent` then takes 10-13 ns instead of 7 (and a
- * plain pointer chase in C 35% longer), and the JS columns slow more than C does (docs/runtimes.md).
- * 1.3 admits the intermediate level seen (8.4-8.9 ns) and none of the contended one.
+ * How much slower than the run's quiet floor C may run in a repetition that still counts as quiet: on
+ * the H200 machine a core alternates for seconds between quiet and shared (C's `cuCtxGetCurrent` 7 ns,
+ * then 10-13 ns, the JS columns slowing more); 1.3 admits the intermediate level seen and none of the contended one.
  */
 export const QUIET_SLACK = 1.3;
 /** The fewest quiet repetitions a verdict on quiet repetitions needs; with fewer it judges every repetition. */
 export const MIN_QUIET_REPS = 6;
 
-/**
- * A row's quiet floor in one run: the 10th percentile of C's repetitions over every process that
- * timed it (a process that was contended throughout cannot lower it; one quiet process sets it).
- */
+/** A row's quiet floor in one run: the 10th percentile of C's repetitions over every process that timed it. */
 export function quietFloor(cReps: readonly (readonly number[])[]): number {
   const all = cReps
     .flat()
@@ -189,25 +148,21 @@ export function quietFloor(cReps: readonly (readonly number[])[]): number {
 export function quietRatioStats(a: number[], b: number[], floor: number, slack = QUIET_SLACK): RatioStats & { quiet: number; of: number } {
   const n = Math.min(a.length, b.length);
   const keep = Array.from({ length: n }, (_, k) => k).filter((k) => b[k] <= floor * slack);
+  const none = { median: NaN, min: NaN, max: NaN, lo: NaN, hi: NaN, n: 0 };
   const q = keep.length
     ? ratioStats(
         keep.map((k) => a[k]),
         keep.map((k) => b[k]),
       )
-    : { median: NaN, min: NaN, max: NaN, lo: NaN, hi: NaN, n: 0 };
+    : none;
   return { ...q, quiet: keep.length, of: n };
 }
 
-/** The confidence of the interval that verdicts judge. */
-export const VERDICT_CONFIDENCE = 0.95;
-
 /**
- * A distribution-free confidence interval of the median of `values`: the order statistics x(k) and
- * x(n+1-k) for the largest k whose coverage, 1 - 2·P(Binomial(n, 1/2) < k), is at least `level`
- * (at least k = 1: min-max, whose coverage is under 95% below 6 values). For 95%: min-max up to 8
- * values, the 2nd smallest and largest of 9-11, the 6th of 21.
+ * A distribution-free confidence interval of the median: the order statistics x(k) and x(n+1-k) for the
+ * largest k whose coverage, 1 - 2·P(Binomial(n, 1/2) < k), is at least `level` (at least k = 1: min-max).
  */
-export function medianInterval(values: readonly number[], level = VERDICT_CONFIDENCE): { lo: number; hi: number } {
+export function medianInterval(values: readonly number[], level = 0.95): { lo: number; hi: number } {
   const x = [...values].sort((p, q) => p - q);
   const n = x.length;
   if (!n) return { lo: NaN, hi: NaN };
@@ -226,7 +181,7 @@ export function medianInterval(values: readonly number[], level = VERDICT_CONFID
 
 /** A verdict on per-repetition ratios: {@link judge} on the median's 95% interval. */
 export function judgeRatios(q: RatioStats, target: number, better: 'lower' | 'higher'): 'PASS' | 'FAIL' | 'noisy' {
-  return judge(q.median, [q.lo, q.hi], target, better);
+  return judge([q.lo, q.hi], target, better);
 }
 
 /** "1.234x [lo-hi]", the median's interval, with the min-max where the interval is narrower. */
@@ -236,21 +191,10 @@ export function ratioWords(q: RatioStats, digits = 3): string {
   return `${f(q.median)}x [${f(q.lo)}-${f(q.hi)}${spread}]`;
 }
 
-/**
- * A verdict from an interval (the median's, {@link judgeRatios}): `lower` — the value must be ≤ target
- * (times, ratios of times); `higher` — ≥ target (bandwidth ratios).
- */
-export function judge(value: number, spread: [number, number], target: number, better: 'lower' | 'higher'): 'PASS' | 'FAIL' | 'noisy' {
-  const [lo, hi] = spread;
-  void value;
-  if (better === 'lower') {
-    if (hi <= target) return 'PASS';
-    if (lo > target) return 'FAIL';
-    return 'noisy';
-  }
-  if (lo >= target) return 'PASS';
-  if (hi < target) return 'FAIL';
-  return 'noisy';
+/** PASS when all of `[lo, hi]` meets the target (`lower`: ≤ it, `higher`: ≥ it), FAIL when none does, else noisy. */
+export function judge([lo, hi]: [number, number], target: number, better: 'lower' | 'higher'): 'PASS' | 'FAIL' | 'noisy' {
+  const [meets, misses] = better === 'lower' ? [hi <= target, lo > target] : [lo >= target, hi < target];
+  return meets ? 'PASS' : misses ? 'FAIL' : 'noisy';
 }
 
 /** What a repetition is, in words, for table headers. */
@@ -258,4 +202,39 @@ export function repetitionWords(reps: number, blocks = BLOCKS): string {
   return blocks > 1
     ? `${reps} repetitions; in each, every implementation's work is split into ${blocks} sub-blocks run interleaved with the others' (A B C, B C A, …; the order rotates every sub-block) and the repetition's value is the median of its sub-blocks`
     : `${reps} repetitions; in each, every implementation runs one pass, interleaved with the others' (A B C …; the order rotates every repetition)`;
+}
+
+/** `value` against `base`: per-repetition ratios where both ran interleaved, else the ratio of medians. */
+export function ratioOf(value: MeasuredRow, base: MeasuredRow): RatioStats & { interleaved: boolean } {
+  if (value.interleaved && base.interleaved && value.reps.length && base.reps.length) return { ...ratioStats(value.reps, base.reps), interleaved: true };
+  const r = value.median / base.median;
+  return { median: r, min: r, max: r, lo: r, hi: r, n: 1, interleaved: false };
+}
+
+/** A ratio target: `impl`'s row against `base`'s ≤ (or, `higher`, ≥) `limit`; `extra` may fail a value that meets it. */
+export interface RatioTarget {
+  target: string;
+  row: string;
+  impl: string;
+  base: string;
+  limit: number;
+  better?: 'lower' | 'higher';
+  extra?: (value: number) => string | undefined;
+}
+
+/** The verdict of a ratio target on the results (SKIP, naming the missing side, where one is not measured). */
+export function judgeRatio(get: GetRow, t: RatioTarget): Verdict {
+  const [v, b] = [get(t.impl, t.row), get(t.base, t.row)];
+  const judged = `${t.impl} vs ${t.base}`;
+  if (!isMeasured(v) || !isMeasured(b)) {
+    const [name, r] = !isMeasured(v) ? [t.impl, v] : [t.base, b];
+    const why = `${name} has no ${t.row}${r && !isMeasured(r) ? `: ${r.skipped}` : ''}`;
+    return { target: t.target, row: t.row, judged, verdict: 'SKIP', why };
+  }
+  const q = ratioOf(v, b);
+  const better = t.better ?? 'lower';
+  const bad = t.extra?.(v.median);
+  const met = q.interleaved ? judgeRatios(q, t.limit, better) : judge([q.median, q.median], t.limit, better);
+  const value = q.interleaved ? ratioWords(q) : `${q.median.toFixed(3)}x (medians; not interleaved)`;
+  return { target: t.target, row: t.row, judged, value, verdict: bad ? 'FAIL' : met, why: bad };
 }

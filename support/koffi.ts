@@ -5,7 +5,7 @@
 // every property of util; on Node 22+ that materialises util's lazy properties and loads ~30 of Node's
 // internal modules (streams, worker_threads, util/diff, util/colors…), for wrappers of deprecated koffi
 // functions this package never calls. On the H200, require('koffi') + load + one call took 10.5 ms and
-// the native module alone 2.2 ms (bench/import.ts, rows koffi and koffi-native).
+// the native module alone 2.2 ms (measured once with fresh processes; bench/import.ts times the koffi row).
 //
 // Where: koffi requires `@koromix/koffi-<platform>-<arch>` from its own folder, and that package loads
 // `<libc>_<arch>/koffi.node`. Here only the common case takes the short way (Linux x64/arm64 with glibc,

@@ -2,7 +2,6 @@
 // the environment, the per-row pinning, the run's choice and the line under the table.
 import {
   DEFAULT_WARMUP_LAUNCHES,
-  type FloorMethod,
   RowPinner,
   chooseFloor,
   compact,
@@ -14,14 +13,13 @@ import {
   isPinnedRow,
   parseCpuList,
   parseTopo,
-  pickCores,
+  pickCore,
   standaloneEnv,
 } from '../bench/floor';
 import type { ImplResult } from '../bench/common';
-import { floorsLine } from '../bench/runtimes-report';
 
 const row = (median: number) => ({ median, unit: 'ns' as const, n: 1000, reps: [median] });
-const method = (pinCpu: number | undefined, warmupLaunches = 4000): FloorMethod => ({ pinCpu, warmupLaunches, reasons: ['default: local core 15'] });
+const core15 = () => ({ cpu: 15, why: 'local core 15' });
 
 describe('floorSettings', () => {
   test('a core and a warm-up count are taken; unset or off pins nothing', () => {
@@ -103,9 +101,9 @@ describe('RowPinner', () => {
 });
 
 describe('chooseFloor', () => {
-  test("the method's core and warm-up by default, written into the environment the children inherit", () => {
+  test('the GPU-local core and the default warm-up, written into the environment the children inherit', () => {
     const env: NodeJS.ProcessEnv = {};
-    const f = chooseFloor(env, () => method(15));
+    const f = chooseFloor(env, core15);
     expect(f).toMatchObject({ pinCpu: 15, warmupLaunches: 4000 });
     expect(env).toMatchObject({ BENCH_PIN: '15', BENCH_FLOOR_WARMUP: '4000' });
     expect(f.words).toBe('timing thread pinned to core 15 after set-up, launch rows warmed up ≥ 4000 launches (default: local core 15)');
@@ -113,24 +111,12 @@ describe('chooseFloor', () => {
 
   test('BENCH_PIN and BENCH_FLOOR_WARMUP as given win; off pins nothing; bad values are RangeErrors', () => {
     const env: NodeJS.ProcessEnv = { BENCH_PIN: '3', BENCH_FLOOR_WARMUP: '8000' };
-    expect(chooseFloor(env, () => method(15))).toMatchObject({ pinCpu: 3, warmupLaunches: 8000, source: 'BENCH_PIN=3' });
+    expect(chooseFloor(env, core15)).toMatchObject({ pinCpu: 3, warmupLaunches: 8000, source: 'BENCH_PIN=3' });
     const off: NodeJS.ProcessEnv = { BENCH_PIN: 'off' };
-    expect(chooseFloor(off, () => method(15)).pinCpu).toBeUndefined();
+    expect(chooseFloor(off, core15).pinCpu).toBeUndefined();
     expect(off.BENCH_PIN).toBe('off');
-    expect(() => chooseFloor({ BENCH_PIN: '-1' }, () => method(15))).toThrow(new RangeError("bench/run.ts: BENCH_PIN=-1 is not a CPU number (or 'off')"));
-    expect(() => chooseFloor({ BENCH_FLOOR_WARMUP: '1e3' }, () => method(15))).toThrow(RangeError);
-  });
-
-  test('a saved c-floor.json is asked for; an unreadable one falls back to the default and says so', () => {
-    const asked: (string | undefined)[] = [];
-    const f = chooseFloor({ BENCH_FLOOR_JSON: '/x/c-floor.json' }, (saved) => {
-      asked.push(saved);
-      if (saved) throw new Error('ENOENT');
-      return method(2, 5000);
-    });
-    expect(asked).toEqual(['/x/c-floor.json', undefined]);
-    expect(f).toMatchObject({ pinCpu: 2, warmupLaunches: 5000 });
-    expect(f.source).toMatch(/^BENCH_FLOOR_JSON=\/x\/c-floor.json unreadable \(ENOENT\); default/);
+    expect(() => chooseFloor({ BENCH_PIN: '-1' }, core15)).toThrow(new RangeError("bench/run.ts: BENCH_PIN=-1 is not a CPU number (or 'off')"));
+    expect(() => chooseFloor({ BENCH_FLOOR_WARMUP: '1e3' }, core15)).toThrow(RangeError);
   });
 
   test('the standalone program never gets BENCH_PIN=off (bench.c would read it as core 0)', () => {
@@ -140,41 +126,23 @@ describe('chooseFloor', () => {
 });
 
 describe('the floor line', () => {
-  const floor = { pinCpu: 15, warmupLaunches: 4000, source: 'x', words: 'w' };
-  const results = (nat: number, inproc: number): ImplResult[] => [
-    { impl: 'native-c', meta: { pin: 15 }, rows: { launch_0args: row(nat), launch_4args: row(nat * 2), cuCtxGetCurrent: row(10) } },
-    {
-      impl: 'native-c-inproc',
-      meta: { floor: { pin_cpu: 15, warmup_launches: 5000, pinned_rows: ['launch_0args'], unpinned_rows: [], cpus_seen: [15] } },
-      rows: { launch_0args: row(inproc), launch_4args: row(inproc * 2), cuCtxGetCurrent: row(8) },
-    },
-  ];
+  const floor = { pinCpu: 15, warmupLaunches: 4000, source: 'x', words: 'pinned as chosen' };
+  const inproc: ImplResult = {
+    impl: 'native-c-inproc',
+    meta: { floor: { pin_cpu: 15, warmup_launches: 5000, pinned_rows: ['launch_0args'], unpinned_rows: [], cpus_seen: [15] } },
+    rows: { launch_0args: row(4000) },
+  };
 
-  test("names the in-process floor, why (docs/performance.md) and this run's standalone difference", () => {
-    const line = floorLine(results(4200, 4000), floor);
+  test('names the in-process floor and how the process pinned it, in one line', () => {
+    const line = floorLine([{ impl: 'native-c', meta: {}, rows: {} }, inproc], floor);
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain(
       'every "C" ratio is against C in the same process (native-c-inproc, interleaved with the JS columns; timing thread pinned to core 15 after set-up (seen on 15) for 1 rows; launch rows warmed up ≥ 5000 launches)',
     );
-    expect(line).toContain('a ±10% lottery (docs/performance.md)');
-    expect(line).toContain(
-      'in this run the standalone process (native-c: one process, BENCH_PIN=15) vs the in-process floor: launch_0args +5.0%, launch_4args +5.0%, cuCtxGetCurrent +25.0%',
-    );
-    expect(floorLine(results(3800, 4000), floor)).toContain('launch_0args -5.0%');
   });
 
-  test('says why where one side was not measured', () => {
-    const r = results(1, 1);
-    r[0] = { impl: 'native-c', meta: {}, rows: {}, skipped: 'build.sh failed (1): no libcuda' };
-    expect(floorLine(r, floor)).toContain('standalone vs in-process in this run: not measured (native-c: build.sh failed (1): no libcuda)');
-  });
-
-  test("the runtimes table gives each runtime's C floor beside the standalone one", () => {
-    const all: ImplResult[] = [...results(4200, 4000), { impl: 'native-c-inproc-bun', meta: {}, rows: { launch_0args: row(4400), launch_4args: row(4500) } }];
-    expect(floorsLine(all)).toBe(
-      '  C floor per runtime, launch_0args / launch_4args ns (in-process, pinned as each line says): Node 4000 / 8000, Bun 4400 / 4500; standalone native-c (one process) 4200 / 8400',
-    );
-    expect(floorsLine([])).toBeUndefined();
+  test("says the run's chosen method where the in-process C did not run", () => {
+    expect(floorLine([{ ...inproc, skipped: 'no GPU' }], floor)).toContain('(native-c-inproc, interleaved with the JS columns; pinned as chosen)');
   });
 
   test("the GPU-local core: nvidia-smi topo's CPU affinity, never CPU 0 where another is allowed", () => {
@@ -182,13 +150,14 @@ describe('the floor line', () => {
     expect(parseCpuList('x')).toBeUndefined();
     expect(compact([0, 1, 2, 3, 8])).toBe('0-3,8');
     const topo = '\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-15\t0\t\tN/A\n';
-    expect(parseTopo(topo, 0)).toEqual({ cpus: Array.from({ length: 16 }, (_, i) => i), numa: 0 });
-    const nodes = new Map([
-      [0, [0, 1, 2, 3]],
-      [1, [4, 5, 6, 7]],
-    ]);
-    const cores = pickCores([0, 1, 2, 3, 4, 5, 6, 7], { cpus: [0, 1, 2, 3], numa: 0, source: 'nvidia-smi topo -m' }, nodes);
-    expect(cores).toMatchObject({ local: 3, remote: 7, spare: 2 });
-    expect(pickCores([0], { source: 'unknown' }, new Map()).local).toBe(0);
+    expect(parseTopo(topo, 0)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(parseTopo(topo, 1)).toBeUndefined();
+    expect(pickCore([0, 1, 2, 3, 4, 5, 6, 7], { cpus: [0, 1, 2, 3], source: 'nvidia-smi topo -m' })).toEqual({
+      cpu: 3,
+      why: "local core 3 (GPU's CPUs 0-3, via nvidia-smi topo -m)",
+    });
+    expect(pickCore([0, 1], { cpus: [0], source: 's' }).cpu).toBe(0);
+    expect(pickCore([4, 5], { cpus: [0, 1], source: 's' }).why).toContain('none of them allowed here');
+    expect(pickCore([0], { source: 'unknown' }).cpu).toBe(0);
   });
 });
