@@ -1,17 +1,17 @@
-// What the GPU benchmark (bench/gpu.ts) measures and on what: its rows, the state the passes share,
-// the C-shaped API they call, and the untimed setup through the typed layer.
+// What bench/gpu.ts (Node) and bench/runtime-child.ts (Bun, Deno) share: the rows, the state the passes
+// use, the untimed set-up through the typed layer, C's passes from libbench.so, and the interleaved loop.
 import koffi from 'koffi';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALLOC_BYTES, BATCH, COPY_BYTES, REPO_ROOT, reason, scaled } from './common';
+import { ALLOC_BYTES, BATCH, COPY_BYTES, type MeasuredRow, REPO_ROOT, log, reason, scaled } from './common';
+import { measureInterleaved } from './interleave';
+import { type FloorRecord, RowPinner, floorSettings, floorWarm } from './floor';
 import type { Loader } from './startup';
 
 export type Driver = typeof import('../generated/13.0/driver/index');
 export type Raw = typeof import('../generated/13.0/driver/raw');
 
 export const LOADER = (process.env.BENCH_LOADER as Loader) || 'js';
-const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
-export const wants = (name: string) => !ONLY || ONLY.has(name);
 
 export const SAXPY = `extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned int n) {
     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -68,12 +68,14 @@ export interface State {
 }
 
 export type Passes = Record<string, (ops: number) => void>;
+/** Rows by implementation, as a process reports them. */
+export type RowsByImpl = Record<string, Record<string, MeasuredRow | { skipped: string }>>;
 
 /**
  * Implementations' passes gathered one by one: `attempt(name, make)` keeps what `make` returns, or the
- * reason it gave (a string) or threw, as a note; names `wanted` refuses are left out.
+ * reason it gave (a string) or threw, as a note.
  */
-export function passCollector(wanted: (name: string) => boolean = () => true): {
+export function passCollector(): {
   impls: Record<string, Passes>;
   notes: Record<string, string>;
   attempt: (name: string, make: () => Passes | string) => void;
@@ -81,7 +83,6 @@ export function passCollector(wanted: (name: string) => boolean = () => true): {
   const impls: Record<string, Passes> = {};
   const notes: Record<string, string> = {};
   const attempt = (name: string, make: () => Passes | string): void => {
-    if (!wanted(name)) return;
     try {
       const p = make();
       if (typeof p === 'string') notes[name] = p;
@@ -94,14 +95,9 @@ export function passCollector(wanted: (name: string) => boolean = () => true): {
 }
 
 /**
- * Row list, loop counts of bench.c (ops per repetition), warm-up counts, and the granule: in the
- * interleaved phase a repetition's ops split into sub-blocks of a multiple of it (BATCH where the pass
- * synchronizes every BATCH ops, so that a sub-block amortizes the sync exactly as a whole pass does).
- * Warm-up: one untimed pass per implementation before the row, long enough that every JS loop runs
- * optimized code when the timed sub-blocks start: bench.c's counts (100 for launch_sync and
- * event_record_elapsed, 1000 launches, 100,000 trivial calls) are for C; on a loaded 2-core machine
- * bench/cpu.ts showed the typed layer's first repetition 30-100% slow after a 100,000-call warm-up
- * (optimized code not ready yet), in every run, old method and new.
+ * The rows: name, bench.c's ops per repetition, warm-up ops, unit, bytes per op, and the granule (a
+ * sub-block of the interleaved phase is a multiple of it: BATCH where a pass synchronizes every BATCH ops).
+ * Warm-ups are longer than bench.c's so that every JS loop runs optimized code before the timed blocks.
  */
 export const ROWS: [name: string, ops: () => number, warm: () => number, unit: 'ns' | 'GB/s', bytes: number, granule: number][] = [
   ['cuCtxGetCurrent', () => scaled(1_000_000, 1000), () => scaled(500_000, 1000), 'ns', 0, 1000],
@@ -123,6 +119,11 @@ export function findPtx(): string {
   throw new Error('kernels.ptx not found (set BENCH_PTX)');
 }
 
+/** kernels.ptx NUL-terminated, as cuModuleLoadData takes it. */
+export function readPtx(): Buffer {
+  return Buffer.concat([readFileSync(findPtx()), Buffer.from([0])]);
+}
+
 /** The rows that copy 256 MiB: the only ones that need the copy buffers of {@link setup}. */
 export const COPY_ROWS: readonly string[] = ROWS.filter((r) => r[3] === 'GB/s').map((r) => r[0]);
 
@@ -139,7 +140,7 @@ export function wantsCopies(rows: readonly string[]): boolean {
  */
 export function setup(cu: Driver, { copies = true }: { copies?: boolean } = {}): { S: State; meta: Record<string, unknown>; cleanup: () => void } {
   const ptxPath = findPtx();
-  const ptx = Buffer.concat([readFileSync(ptxPath), Buffer.from([0])]);
+  const ptx = readPtx();
   cu.cuInit(0);
   const ordinal = Number(process.env.BENCH_DEVICE ?? 0) | 0;
   const dev = cu.cuDeviceGet(ordinal);
@@ -214,4 +215,102 @@ export function setup(cu: Driver, { copies = true }: { copies?: boolean } = {}):
     // the primary context stays retained (the objects layer uses it next)
   };
   return { S, meta, cleanup };
+}
+
+/** libbench.so's pinning of the timing thread: `pin(cpu)` (-1: back to the start-up affinity; 0 or -errno), `cpuNow()` (sched_getcpu). */
+export type PinFns = { pin: (cpu: number) => number; cpuNow: () => number };
+type NativeFns = PinFns & { init: (ptx: Uint8Array, ordinal: number) => number; pass: (row: Uint8Array, ops: number) => number; how: string };
+type Symbols = Record<string, (...a: unknown[]) => number>;
+type Dlopen = (path: string, symbols: Record<string, Record<string, unknown>>) => { symbols: Symbols };
+
+/** libbench.so's functions: parameter and result types in bun:ffi's words (Deno calls a pointer 'buffer'). */
+const NATIVE_SYMBOLS: Record<string, [string[], string]> = {
+  bench_init: [['ptr', 'i32'], 'i32'],
+  bench_pass: [['ptr', 'i64'], 'i32'],
+  bench_pin_thread: [['i32'], 'i32'],
+  bench_current_cpu: [[], 'i32'],
+};
+
+/** libbench.so's functions through the runtime's own FFI (Node: koffi). */
+function nativeFunctions(lib: string): NativeFns {
+  const g = globalThis as { Bun?: unknown; Deno?: { dlopen: Dlopen } };
+  const declare = (f: (params: string[], result: string) => Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(NATIVE_SYMBOLS).map(([name, [params, result]]) => [name, f(params, result)]));
+  let s: Symbols;
+  let how: string;
+  if (g.Bun) {
+    s = (require('bun:ffi') as { dlopen: Dlopen }).dlopen(
+      lib,
+      declare((args, returns) => ({ args, returns })),
+    ).symbols;
+    how = 'bun:ffi dlopen';
+  } else if (g.Deno) {
+    s = g.Deno.dlopen(
+      lib,
+      declare((params, result) => ({ parameters: params.map((t) => (t === 'ptr' ? 'buffer' : t)), result })),
+    ).symbols;
+    how = 'Deno.dlopen';
+  } else {
+    const so = koffi.load(lib);
+    const ctype: Record<string, string> = { ptr: 'void *', i32: 'int', i64: 'int64_t' };
+    s = Object.fromEntries(
+      Object.entries(NATIVE_SYMBOLS).map(([name, [params, result]]) => [
+        name,
+        so.func(`${ctype[result]} ${name}(${params.map((t) => ctype[t]).join(', ')})`) as never,
+      ]),
+    );
+    how = 'koffi';
+  }
+  return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how } as NativeFns;
+}
+
+/** bench.c's passes of `rows` in this process (libbench.so at `lib`), or why not; `pins` gets its pinning functions. */
+export function nativePasses(lib: string, rows: readonly string[], meta: Record<string, unknown>, pins: Partial<PinFns>): Passes | string {
+  const fns = nativeFunctions(lib);
+  meta.native_c_loaded_by = fns.how;
+  Object.assign(pins, { pin: fns.pin, cpuNow: fns.cpuNow });
+  const cstr = (s: string) => new TextEncoder().encode(`${s}\0`);
+  const st = fns.init(cstr(findPtx()), Number(process.env.BENCH_DEVICE ?? 0) | 0);
+  if (st !== 0) return `bench_init failed (${st})`;
+  const out: Passes = {};
+  const pass = fns.pass;
+  for (const name of rows) {
+    const row = cstr(name);
+    out[name] = (ops) => {
+      if (pass(row, ops) !== 0) throw new Error(`bench_pass: no row ${name}`);
+    };
+  }
+  return out;
+}
+
+/**
+ * The rows of ROWS that `rows` names, each measured interleaved over `impls` (bench/interleave.ts), the
+ * timing thread pinned for the per-operation rows (bench/floor.ts; the copies keep the start-up affinity).
+ */
+export function measureRows(
+  impls: Record<string, Passes>,
+  rows: readonly string[],
+  reps: number,
+  pins: Partial<PinFns>,
+): { rows: RowsByImpl; floor: FloorRecord } {
+  const settings = floorSettings();
+  const pinner = new RowPinner(settings, pins.pin, pins.cpuNow);
+  const out: RowsByImpl = {};
+  try {
+    for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
+      if (!rows.includes(name)) continue;
+      const passes: Passes = {};
+      for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
+      pinner.beforeRow(name, unit);
+      const got = measureInterleaved({ name, ops: ops(), warm: floorWarm(name, warm(), granule, settings), unit, bytesPerOp: bytes, granule, passes }, reps);
+      pinner.afterRow();
+      for (const [impl, r] of Object.entries(got)) {
+        (out[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
+        log(`${impl.padEnd(24)} ${name.padEnd(24)} ${'median' in r ? `${r.median.toFixed(3).padStart(12)} ${unit}` : `skipped: ${r.skipped}`}`);
+      }
+    }
+  } finally {
+    pinner.release(); // later work and the processes started after keep the start-up affinity
+  }
+  return { rows: out, floor: pinner.record };
 }

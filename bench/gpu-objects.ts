@@ -1,46 +1,59 @@
-// The objects layer's rows of bench/gpu.ts: its own measurements (benchObjects) and its passes of the
-// shared rows for the interleaved phase (objectsPasses).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { ALLOC_BYTES, BATCH, COPY_BYTES, Impl, REPO_ROOT, type ImplResult, type MeasuredRow, log, measure, measureAsync, reason, scaled } from './common';
-import { loadModule } from './startup';
-import { type Driver, LOADER, type Passes, SAXPY, type State } from './gpu-common';
+// The objects layer's rows: its passes of the shared rows (objectsPasses, interleaved with C by bench/gpu.ts
+// and bench/runtime-child.ts) and the rows only it has (benchObjects: awaiting, NVRTC).
+import type * as Objects from '../src/index';
+import { ALLOC_BYTES, BATCH, COPY_BYTES, Impl, type ImplResult, type MeasuredRow, measure, measureAsync, reason, scaled } from './common';
+import { COPY_ROWS, type Passes, ROWS, SAXPY } from './gpu-common';
 
-// ---------------------------------------------------------------------------------------------
-// Objects layer (src/, being written): loaded dynamically and feature-detected, so that this file
-// compiles and runs whatever its state; anything missing becomes a skipped row with the reason.
-// ---------------------------------------------------------------------------------------------
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Any = any;
+export type ObjectsApi = typeof Objects;
 
-export function loadObjects(): Any {
-  if (existsSync(join(REPO_ROOT, 'src', 'index.ts'))) return loadModule<Any>('src/index', LOADER);
-  const merged: Any = {};
-  const parts = ['context', 'device', 'stream', 'event', 'memory', 'module', 'kernel', 'launch', 'program'];
-  const found: string[] = [];
-  for (const p of parts) {
-    if (!existsSync(join(REPO_ROOT, 'src', `${p}.ts`))) continue;
-    Object.assign(merged, loadModule<Any>(`src/${p}`, LOADER));
-    found.push(p);
-  }
-  if (!found.length) throw new Error('no objects layer in src/ (src/index.ts missing)');
-  merged.__parts = found;
-  return merged;
+/** The passes, what `benchObjects` reuses of their set-up, and what closes it all. */
+interface ObjectsBench {
+  passes: Passes;
+  stream: Objects.Stream;
+  launchEmpty: () => void;
+  close: () => void;
 }
 
-/** The objects layer's copies as a pass: `ops` copies of `big` from (h2d) or to `host` on `stream`, then one wait. */
-export function objectCopies(big: Any, host: Any, h2d: boolean, stream: Any): (ops: number) => void {
-  return (ops) => {
+/** Declared kernels, one LaunchConfig, direct calls: a user's hot loop. */
+function launchPasses(O: ObjectsApi, ptx: Buffer, stream: Objects.Stream, owned: { close(): void }[]) {
+  const mod = O.Module.fromPTX(ptx.toString('utf8'));
+  const kEmpty = mod.kernel('empty', []);
+  const kArgs4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
+  const kArgs16 = mod.kernel('args16', new Array<'ptr'>(16).fill('ptr'));
+  const cfg = new O.LaunchConfig({ grid: 1, block: 1 });
+  const launch = O.launch;
+  const dA = O.DeviceBuffer.alloc(4096);
+  const dB = O.DeviceBuffer.alloc(4096);
+  owned.push(dA, dB);
+  const batched = (one: () => void) => (ops: number) => {
     for (let i = 0; i < ops; i++) {
-      if (h2d) big.copyFrom(host, { stream });
-      else big.copyTo(host, { stream });
+      one();
+      if ((i + 1) % BATCH === 0) stream.synchronize();
     }
-    stream.synchronize();
+    if (ops % BATCH) stream.synchronize();
   };
+  const launchEmpty = () => launch(stream, cfg, kEmpty);
+  const passes: Passes = {
+    launch_0args: batched(launchEmpty),
+    launch_4args: batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)),
+    launch_16args: batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)),
+    launch_sync: (ops) => {
+      for (let i = 0; i < ops; i++) {
+        launch(stream, cfg, kEmpty);
+        stream.synchronize();
+      }
+    },
+    alloc_free_async_1MiB: batched(() => O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close()),
+  };
+  return { passes, launchEmpty };
 }
 
-/** The objects layer's event round trip as a pass: record a, record b, wait for b, read the time between. */
-export function eventRoundTrips(a: Any, b: Any, stream: Any): (ops: number) => void {
+/** The event round trip: record a, record b, wait for b, read the time between. */
+function eventPass(O: ObjectsApi, stream: Objects.Stream, owned: { close(): void }[]): (ops: number) => void {
+  const a = O.Event.create();
+  owned.push(a);
+  const b = O.Event.create();
+  owned.push(b);
   return (ops) => {
     let ms = 0;
     for (let i = 0; i < ops; i++) {
@@ -53,347 +66,124 @@ export function eventRoundTrips(a: Any, b: Any, stream: Any): (ops: number) => v
   };
 }
 
-/** Loads the objects layer into `impl` (timing its import) and opens the device and one non-blocking stream. */
-function openObjects(impl: Impl): { O: Any; dev: Any; stream: Any } {
-  const t0 = performance.now();
-  const O = loadObjects();
-  impl.meta.import_ms = Math.round((performance.now() - t0) * 100) / 100;
-  impl.meta.exports = Object.keys(O)
-    .filter((k) => !k.startsWith('__'))
-    .sort();
-  if (O.__parts) impl.meta.loaded = `src/{${O.__parts.join(',')}}.ts (no src/index.ts)`;
-  const ordinal = Number(process.env.BENCH_DEVICE ?? 0) | 0;
-  const dev = O.Device.get(ordinal);
+/** DeviceBuffer.copyFrom / copyTo of 256 MiB with a PinnedHostBuffer or a pageable Uint8Array, on the stream. */
+function copyPasses(O: ObjectsApi, stream: Objects.Stream, owned: { close(): void }[]): Passes {
+  const big = O.DeviceBuffer.alloc(COPY_BYTES);
+  owned.push(big);
+  const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
+  owned.push(pinned);
+  const pageable = new Uint8Array(COPY_BYTES).fill(2);
+  const copies = (h2d: boolean, host: Objects.PinnedHostBuffer | Uint8Array) => (ops: number) => {
+    for (let i = 0; i < ops; i++) {
+      if (h2d) big.copyFrom(host, { stream });
+      else big.copyTo(host, { stream });
+    }
+    stream.synchronize();
+  };
+  return {
+    h2d_pinned_256MiB: copies(true, pinned),
+    d2h_pinned_256MiB: copies(false, pinned),
+    h2d_pageable_256MiB: copies(true, pageable),
+    d2h_pageable_256MiB: copies(false, pageable),
+  };
+}
+
+/**
+ * The objects layer's passes of the shared rows on one non-blocking stream; `copies: false` leaves out
+ * the 256 MiB copy rows and their buffers (see gpu-common's setup). A part that fails to set up leaves
+ * its rows out, with the reason in `notes`.
+ */
+export function objectsPasses(O: ObjectsApi, ptx: Buffer, { copies = true }: { copies?: boolean } = {}, notes: Record<string, string> = {}): ObjectsBench {
+  const dev = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0) | 0);
   dev.setCurrent();
   const stream = O.Stream.create({ nonBlocking: true });
-  impl.meta.device = dev.name;
-  return { O, dev, stream };
-}
-
-// Kernels and launch through the objects API: declared signatures, one LaunchConfig, direct calls
-// (no argument arrays built per launch, as a user's hot loop would be written).
-function objectKernels(impl: Impl, O: Any, ptx: Buffer) {
-  const mod = O.Module.fromPTX(ptx.toString('utf8'));
-  const kEmpty = mod.kernel('empty', []);
-  const kArgs4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
-  const kArgs16 = mod.kernel('args16', new Array(16).fill('ptr'));
-  const cfg = new O.LaunchConfig({ grid: 1, block: 1 });
-  const launch = O.launch as (...a: Any[]) => void;
-  const dA = O.DeviceBuffer.alloc(4096);
-  const dB = O.DeviceBuffer.alloc(4096);
-  impl.meta.launch = 'launch(stream, new LaunchConfig({grid: 1, block: 1}), kernel, ...args) with a declared signature';
-  return { kEmpty, kArgs4, kArgs16, cfg, launch, dA, dB };
-}
-type ObjectKernels = ReturnType<typeof objectKernels>;
-
-async function objectLaunchRows(impl: Impl, stream: Any, kernels: ObjectKernels): Promise<void> {
-  const { kEmpty, kArgs4, kArgs16, cfg, launch, dA, dB } = kernels;
-  const batched = (one: () => void) => (ops: number) => {
-    for (let i = 0; i < ops; i++) {
-      one();
-      if ((i + 1) % BATCH === 0) stream.synchronize();
-    }
-    if (ops % BATCH) stream.synchronize();
+  const owned: { close(): void }[] = [];
+  const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+  const { passes, launchEmpty } = launchPasses(O, ptx, stream, owned);
+  // Device#attribute asks the driver each time (multiprocessorCount is read once per Device)
+  passes.cuDeviceGetAttribute = (ops) => {
+    let acc = 0;
+    for (let i = 0; i < ops; i++) acc += dev.attribute(SMS);
+    if (acc <= 0) throw new Error('no SMs');
   };
-  const launchRows: [string, () => MeasuredRow][] = [
-    [
-      'launch_0args',
-      () =>
-        measure(
-          batched(() => launch(stream, cfg, kEmpty)),
-          scaled(20_000, BATCH),
-          BATCH,
-        ),
-    ],
-    [
-      'launch_4args',
-      () =>
-        measure(
-          batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)),
-          scaled(20_000, BATCH),
-          BATCH,
-        ),
-    ],
-    [
-      'launch_16args',
-      () =>
-        measure(
-          batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)),
-          scaled(20_000, BATCH),
-          BATCH,
-        ),
-    ],
-    [
-      'launch_sync',
-      () =>
-        measure(
-          (ops) => {
-            for (let i = 0; i < ops; i++) {
-              launch(stream, cfg, kEmpty);
-              stream.synchronize();
-            }
-          },
-          scaled(5000, 100),
-          100,
-        ),
-    ],
-  ];
-  for (const [name, thunk] of launchRows) await impl.row(name, thunk);
-}
-
-/** A launch followed by a blocking or an awaited synchronize, and the await of an idle stream. */
-async function objectSynchronizedRows(impl: Impl, stream: Any, kernels: ObjectKernels): Promise<void> {
-  const { kEmpty, cfg, launch } = kernels;
-  const enqueue = () => launch(stream, cfg, kEmpty);
-  impl.meta.synchronized_rows_launch = 'objects launch()';
-  if (enqueue) {
-    await impl.row('launch_blocking_synchronize', () =>
-      measure(
-        (ops) => {
-          for (let i = 0; i < ops; i++) {
-            enqueue();
-            stream.synchronize();
-          }
-        },
-        scaled(5000, 100),
-        100,
-      ),
-    );
-    await impl.row('launch_await_synchronized', () =>
-      measureAsync(
-        async (ops) => {
-          for (let i = 0; i < ops; i++) {
-            enqueue();
-            await stream.synchronized();
-          }
-        },
-        scaled(5000, 100),
-        100,
-      ),
-    );
-    await impl.row('await_synchronized_idle', () =>
-      measureAsync(
-        async (ops) => {
-          for (let i = 0; i < ops; i++) await stream.synchronized();
-        },
-        scaled(5000, 100),
-        100,
-      ),
-    );
-  }
-}
-
-async function objectEventAndAllocRows(impl: Impl, O: Any, stream: Any): Promise<void> {
-  await impl.row('event_record_elapsed', () => {
-    const a = O.Event.create();
-    const b = O.Event.create();
-    try {
-      return measure(eventRoundTrips(a, b, stream), scaled(5000, 100), 100);
-    } finally {
-      a.close();
-      b.close();
-    }
-  });
-
-  await impl.row('alloc_free_async_1MiB', () =>
-    measure(
-      (ops) => {
-        for (let i = 0; i < ops; i++) {
-          O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
-          if ((i + 1) % BATCH === 0) stream.synchronize();
-        }
-        if (ops % BATCH) stream.synchronize();
-      },
-      scaled(20_000, BATCH),
-      BATCH,
-    ),
-  );
-}
-
-// Copies: DeviceBuffer.copyFrom / copyTo with a PinnedHostBuffer or a pageable Uint8Array, on the stream.
-async function objectCopyRows(impl: Impl, O: Any, stream: Any): Promise<void> {
-  let big: Any;
-  let pinned: Any;
   try {
-    big = O.DeviceBuffer.alloc(COPY_BYTES);
-    pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
-    const pageable = new Uint8Array(COPY_BYTES).fill(2);
-    const copier = (h2d: boolean, host: Any) => objectCopies(big, host, h2d, stream);
-    await impl.row('h2d_pinned_256MiB', () => measure(copier(true, pinned), scaled(4, 1), 1, 'GB/s', COPY_BYTES));
-    await impl.row('d2h_pinned_256MiB', () => measure(copier(false, pinned), scaled(4, 1), 1, 'GB/s', COPY_BYTES));
-    await impl.row('h2d_pageable_256MiB', () => measure(copier(true, pageable), scaled(2, 1), 1, 'GB/s', COPY_BYTES));
-    await impl.row('d2h_pageable_256MiB', () => measure(copier(false, pageable), scaled(2, 1), 1, 'GB/s', COPY_BYTES));
+    passes.event_record_elapsed = eventPass(O, stream, owned);
   } catch (e) {
-    for (const r of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB']) if (!impl.rows[r]) impl.skip(r, reason(e));
-  } finally {
-    try {
-      stream.synchronize();
-      big?.close();
-      pinned?.close();
-    } catch {
-      /* reported by the rows */
-    }
+    notes.event_record_elapsed = reason(e);
   }
+  try {
+    if (copies) Object.assign(passes, copyPasses(O, stream, owned));
+  } catch (e) {
+    notes.copies = reason(e);
+  }
+  const close = () => {
+    stream.synchronize();
+    for (const x of owned.reverse()) x.close();
+    stream.close();
+  };
+  return { passes, stream, launchEmpty, close };
 }
 
-// NVRTC through the objects layer's Program, if present.
-async function objectNvrtcRow(impl: Impl, O: Any): Promise<void> {
-  if (O.Program) {
-    await impl.row('nvrtc_compile_small', () =>
-      measure(
-        (ops) => {
-          for (let i = 0; i < ops; i++) {
-            const p = new O.Program(SAXPY, { name: 'saxpy.cu' });
-            try {
-              // cache: false keeps this row NVRTC's own time (a repeat would hit the kernel cache: bench/kernel-cache.ts)
-              const out = p.compile?.({ target: 'ptx', cache: false }) ?? p.compile?.();
-              if (!out) throw new Error('Program.compile returned nothing');
-            } finally {
-              p.close?.();
-            }
-          }
-        },
-        1,
-        1,
-        'ms',
-      ),
-    );
-  } else impl.skip('nvrtc_compile_small', 'objects layer has no Program yet');
+/** A launch then a blocking or an awaited synchronize, and the await of an idle stream. */
+async function synchronizedRows(impl: Impl, stream: Objects.Stream, launchEmpty: () => void): Promise<void> {
+  const sync = (ops: number) => {
+    for (let i = 0; i < ops; i++) {
+      launchEmpty();
+      stream.synchronize();
+    }
+  };
+  const awaited = async (ops: number) => {
+    for (let i = 0; i < ops; i++) {
+      launchEmpty();
+      await stream.synchronized();
+    }
+  };
+  const idle = async (ops: number) => {
+    for (let i = 0; i < ops; i++) await stream.synchronized();
+  };
+  await impl.row('launch_blocking_synchronize', () => measure(sync, scaled(5000, 100), 100));
+  await impl.row('launch_await_synchronized', () => measureAsync(awaited, scaled(5000, 100), 100));
+  await impl.row('await_synchronized_idle', () => measureAsync(idle, scaled(5000, 100), 100));
 }
 
-export async function benchObjects(
-  ptx: Buffer,
-  cu: Driver,
-  S: State | undefined,
-  preset: Record<string, MeasuredRow | { skipped: string }> = {},
-): Promise<ImplResult> {
+/** NVRTC through Program, ms each; cache: false keeps it NVRTC's own time (bench/kernel-cache.ts times a hit). */
+function compileRow(O: ObjectsApi): MeasuredRow {
+  const pass = (ops: number) => {
+    for (let i = 0; i < ops; i++) {
+      const p = new O.Program(SAXPY, { name: 'saxpy.cu' });
+      try {
+        p.compile({ cache: false });
+      } finally {
+        p.close();
+      }
+    }
+  };
+  return measure(pass, 1, 1, 'ms');
+}
+
+/**
+ * The objects layer's result: `preset` (the rows the interleaved phase measured), the shared rows it
+ * did not (the same passes, measured on their own), then the rows only the objects layer has.
+ */
+export async function benchObjects(O: ObjectsApi, ptx: Buffer, preset: Record<string, MeasuredRow | { skipped: string }> = {}): Promise<ImplResult> {
   const impl = new Impl('cuda-ts-objects');
   Object.assign(impl.rows, preset);
-  const { O, dev, stream } = openObjects(impl);
-
-  // Trivial calls through the objects API (informative: not the same operation as a bare C call).
-  // Device#attribute asks the driver every time (multiprocessorCount is read once per Device since it describes the chip)
-  const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
-  await impl.row('cuDeviceGetAttribute', () => {
-    const n = scaled(1_000_000, 1000);
-    return measure(
-      (ops) => {
-        let acc = 0;
-        for (let i = 0; i < ops; i++) acc += dev.attribute(SMS);
-        if (acc <= 0) throw new Error('no SMs');
-      },
-      n,
-      scaled(100_000, 1000),
-    );
-  });
-
-  const kernels = objectKernels(impl, O, ptx);
-  await objectLaunchRows(impl, stream, kernels);
-  await objectSynchronizedRows(impl, stream, kernels);
-  await objectEventAndAllocRows(impl, O, stream);
-  await objectCopyRows(impl, O, stream);
-  await objectNvrtcRow(impl, O);
-
+  const notes: Record<string, string> = {};
+  const bench = objectsPasses(O, ptx, { copies: COPY_ROWS.some((r) => !preset[r]) }, notes);
+  impl.meta.device = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0) | 0).name;
+  impl.meta.launch = 'launch(stream, new LaunchConfig({grid: 1, block: 1}), kernel, ...args) with a declared signature';
+  for (const [name, ops, warm, unit, bytes] of ROWS) {
+    const p = bench.passes[name];
+    const why = notes[name] ?? (COPY_ROWS.includes(name) ? notes.copies : undefined);
+    if (p) await impl.row(name, () => measure(p, ops(), warm(), unit, bytes));
+    else if (why && !impl.rows[name]) impl.skip(name, why);
+  }
+  await synchronizedRows(impl, bench.stream, bench.launchEmpty);
+  await impl.row('nvrtc_compile_small', () => compileRow(O));
   try {
-    stream.synchronize();
-    kernels.dA.close();
-    kernels.dB.close();
-    stream.close();
+    bench.close();
   } catch (e) {
     impl.meta.cleanup_error = reason(e);
   }
   return impl.result();
-}
-
-/**
- * The objects layer's passes of the shared rows (declared kernels, one LaunchConfig, direct calls);
- * `copies: false` leaves out the 256 MiB copy rows and their buffers (see gpu-common's setup).
- */
-export function objectsPasses(O: Any, ptx: Buffer, { copies = true }: { copies?: boolean } = {}): { passes: Passes; close: () => void } {
-  const dev = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0) | 0);
-  const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
-  dev.setCurrent();
-  const stream = O.Stream.create({ nonBlocking: true });
-  const mod = O.Module.fromPTX(ptx.toString('utf8'));
-  const kEmpty = mod.kernel('empty', []);
-  const kArgs4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
-  const kArgs16 = mod.kernel('args16', new Array(16).fill('ptr'));
-  const cfg = new O.LaunchConfig({ grid: 1, block: 1 });
-  const launch = O.launch as (...a: Any[]) => void;
-  const dA = O.DeviceBuffer.alloc(4096);
-  const dB = O.DeviceBuffer.alloc(4096);
-  const batched = (one: () => void) => (ops: number) => {
-    for (let i = 0; i < ops; i++) {
-      one();
-      if ((i + 1) % BATCH === 0) stream.synchronize();
-    }
-    if (ops % BATCH) stream.synchronize();
-  };
-  const passes: Passes = {
-    cuDeviceGetAttribute: (ops) => {
-      let acc = 0;
-      for (let i = 0; i < ops; i++) acc += dev.attribute(SMS); // a driver call each time (multiprocessorCount is cached)
-      if (acc <= 0) throw new Error('no SMs');
-    },
-    launch_0args: batched(() => launch(stream, cfg, kEmpty)),
-    launch_4args: batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)),
-    launch_16args: batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)),
-    launch_sync: (ops) => {
-      for (let i = 0; i < ops; i++) {
-        launch(stream, cfg, kEmpty);
-        stream.synchronize();
-      }
-    },
-    alloc_free_async_1MiB: (ops) => {
-      for (let i = 0; i < ops; i++) {
-        O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
-        if ((i + 1) % BATCH === 0) stream.synchronize();
-      }
-      if (ops % BATCH) stream.synchronize();
-    },
-  };
-  const extras = extraPasses(O, passes, stream, copies);
-  return {
-    passes,
-    close: () => {
-      stream.synchronize();
-      for (const x of extras.reverse()) x.close();
-      dA.close();
-      dB.close();
-      stream.close();
-    },
-  };
-}
-
-/**
- * The event and copy rows, as benchObjects measures them, so that they run interleaved with C too (the
- * copy target compares them per repetition); a failure leaves them to benchObjects. Returns what to close.
- */
-function extraPasses(O: Any, passes: Passes, stream: Any, copies: boolean): { close(): void }[] {
-  const extras: { close(): void }[] = [];
-  try {
-    const a = O.Event.create();
-    extras.push(a);
-    const b = O.Event.create();
-    extras.push(b);
-    passes.event_record_elapsed = eventRoundTrips(a, b, stream);
-  } catch (e) {
-    log(`objects event_record_elapsed not interleaved: ${reason(e)}`);
-  }
-  if (copies)
-    try {
-      const big = O.DeviceBuffer.alloc(COPY_BYTES);
-      extras.push(big);
-      const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
-      extras.push(pinned);
-      const pageable = new Uint8Array(COPY_BYTES).fill(2);
-      const copier = (h2d: boolean, host: Any) => objectCopies(big, host, h2d, stream);
-      passes.h2d_pinned_256MiB = copier(true, pinned);
-      passes.d2h_pinned_256MiB = copier(false, pinned);
-      passes.h2d_pageable_256MiB = copier(true, pageable);
-      passes.d2h_pageable_256MiB = copier(false, pageable);
-    } catch (e) {
-      log(`objects copies not interleaved: ${reason(e)}`);
-    }
-  return extras;
 }

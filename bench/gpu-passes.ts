@@ -1,8 +1,7 @@
 // The timed passes of bench/gpu.ts for the C-shaped layers: koffi declarations and cuda-ts's raw layer
 // (rawPasses, one source for both), the typed layer (typedPasses), and NVRTC compile.
 import koffi from 'koffi';
-import { type Impl, measure } from './common';
-import { type Driver, type Passes, type RawApi, ROWS, SAXPY, type State } from './gpu-common';
+import { type Driver, type Passes, type RawApi, SAXPY, type State } from './gpu-common';
 
 // Self-contained (re-evaluated from its source text for each implementation: no outer references).
 export function rawPasses(apiIn: RawApi, S: State): Passes {
@@ -210,17 +209,6 @@ export function typedPasses(cuIn: Driver, S: State): Passes {
 export function fresh<F extends (...args: never[]) => unknown>(fn: F): F {
   // esbuild (tsx) may insert __name(...) calls when keeping names: give it an identity helper.
   return new Function('__name', `return (${fn.toString()});`)((f: unknown) => f) as F;
-}
-
-export async function runPasses(impl: Impl, passes: Passes): Promise<void> {
-  for (const [name, ops, warm, unit, bytes] of ROWS) {
-    const p = passes[name];
-    if (!p) {
-      impl.skip(name, 'not implemented for this implementation');
-      continue;
-    }
-    await impl.row(name, () => measure(p, ops(), warm(), unit, bytes));
-  }
 }
 
 /** Hand-declared koffi functions on the same libcuda (exported symbols, handles as numbers). */

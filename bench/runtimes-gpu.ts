@@ -28,9 +28,7 @@ const TREE_ROOTS = [
   'support',
   'src',
   ...['driver', 'nvrtc', 'nvjitlink', 'nccl', 'nvml'].map((m) => `generated/13.0/${m}`),
-  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'floor', 'ffi-bare'].map(
-    (f) => `bench/${f}.ts`,
-  ),
+  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'floor'].map((f) => `bench/${f}.ts`),
 ];
 
 /** Seconds a child may run (at BENCH_SCALE=1 it takes well under a minute on the H200). */

@@ -2,7 +2,7 @@
 //
 // Node 26's built-in FFI is stricter and narrower than koffi, so each function is bound through it
 // only when its C signature maps one-to-one; anything else stays on koffi (the Binder falls back per
-// function). What the adapter below passes (measured by bench/nodeffi-cost.ts):
+// function). What the adapter below passes (measured against C, koffi and node:ffi's own wrapper on libcudart):
 //   - Functions of at most six parameters are called as node:ffi's direct fast call, with every
 //     integer and pointer as a bigint (see "how a function is called" below): ~10-20 ns, where
 //     node:ffi's own argument wrapper costs ~25-150 ns and koffi ~25-55 ns. Functions of seven or
@@ -528,7 +528,7 @@ export class NodeFfiLibrary {
     const plan = nodeFfiSignature(result, params);
     if (typeof plan === 'string') return plan;
     // node:ffi passes seven or more arguments through a JS wrapper that writes them into a shared
-    // buffer: slower than koffi (bench/nodeffi-cost.ts: cudaMemcpy2DAsync, 8 arguments, ~200 ns
+    // buffer: slower than koffi (measured: cudaMemcpy2DAsync, 8 arguments, ~200 ns
     // against koffi's ~125 on the CPU machine; on the H200 cuLaunchKernel's 11 cost ~170 ns more per
     // launch). Such a function stays on koffi, where the user asked for node:ffi to go faster.
     if (params.length > DIRECT_MAX) return `${params.length} parameters: node:ffi passes more than ${DIRECT_MAX} through a shared buffer, slower than koffi`;

@@ -1,7 +1,7 @@
 // bench/runtimes-report.ts and bench/runtimes-gpu.ts (issue 26 §2, §3): the Node / Bun / Deno table, its
 // verdicts against C of the same process, and the chart's per-runtime base, on fabricated results (no GPU).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ImplResult, MeasuredRow } from '../bench/common';
@@ -9,6 +9,9 @@ import { findRuntimeBinary } from '../bench/runtime-binaries';
 import { chartRowsFrom } from '../bench/chart';
 import { CHILD_IMPLS, anyRuntime, runtimeImpl, runtimeTable, runtimeVerdicts } from '../bench/runtimes-report';
 import { type Spawn, childCommand, childImpls, childTree, runtimeGpu, skippedImpls } from '../bench/runtimes-gpu';
+import type { ChildResult } from '../bench/runtime-child';
+
+const BENCH = join(__dirname, '..', 'bench');
 
 /** An interleaved row whose repetitions are `reps` (ns). */
 const row = (...reps: number[]): MeasuredRow => ({ median: [...reps].sort((a, b) => a - b)[reps.length >> 1], unit: 'ns', n: 1000, reps, interleaved: true });
@@ -187,70 +190,70 @@ describe('the Bun and Deno children, without a driver', () => {
   }
 });
 
-describe('the bare-FFI column (bench/ffi-bare.ts) under Bun and Deno, on a stand-in driver', () => {
-  // bench/native/fake-cuda-launch.c as libcuda.so.1: the child's whole path runs (set-up, the runtime's own
-  // FFI, the objects layer beside it) with nothing of a GPU. A first version of ffi-bare.ts let an
-  // out-array be collected while C still wrote through its address: Deno died of heap corruption in 3
-  // runs of 4 of exactly this set (its objects pass allocates enough to collect), so the exit status
-  // below is the check that matters.
-  const gcc = spawnSync('gcc', ['--version']).status === 0;
-  for (const rt of ['bun', 'deno'] as const) {
-    const bin = findRuntimeBinary(rt);
-    (gcc && 'path' in bin ? test : test.skip)(
-      `${rt}: bare rows beside the objects layer's, and a clean exit`,
+describe('the Node, Bun and Deno children on a stand-in driver', () => {
+  // bench/native/fake-cuda-launch.c as libcuda.so.1, and libbench.so built against it: the child's whole
+  // path runs (set-up, C through the runtime's own FFI and the pinning, cuda-ts's layers beside it) with
+  // nothing of a GPU. Frequent collections under Deno: an out-array only its address outlived, written
+  // by C after the collector freed it, corrupted Deno's heap in an earlier version, so the exit status is
+  // the check that matters.
+  const cudaH = existsSync('/usr/local/cuda/include/cuda.h') || existsSync(join(process.env.CUDA_HOME ?? '', 'include', 'cuda.h'));
+  const canBuild = cudaH && spawnSync('gcc', ['--version']).status === 0;
+  let dir: string;
+  beforeAll(() => {
+    if (!canBuild) return;
+    dir = mkdtempSync(join(tmpdir(), 'cuda-ts-child-'));
+    const fake = spawnSync(
+      'gcc',
+      ['-O2', '-shared', '-fPIC', '-Wl,-soname,libcuda.so.1', '-o', join(dir, 'libcuda.so.1'), join(BENCH, 'native', 'fake-cuda-launch.c')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(fake.stderr).toBe('');
+    const lib = spawnSync('bash', [join(BENCH, 'native', 'build.sh'), join(dir, 'native')], {
+      env: { ...process.env, LIBCUDA: join(dir, 'libcuda.so.1') },
+      encoding: 'utf8',
+    });
+    expect({ status: lib.status, built: existsSync(join(dir, 'native', 'libbench.so')) }).toEqual({ status: 0, built: true });
+  }, 120_000);
+  afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  for (const rt of ['node', 'bun', 'deno'] as const) {
+    const bin = rt === 'node' ? { path: process.execPath } : findRuntimeBinary(rt);
+    (canBuild && 'path' in bin ? test : test.skip)(
+      `${rt}: C, raw, typed and objects rows, pinned, and a clean exit`,
       () => {
-        const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bare-'));
-        try {
-          const built = spawnSync(
-            'gcc',
-            [
-              '-O2',
-              '-shared',
-              '-fPIC',
-              '-Wl,-soname,libcuda.so.1',
-              '-o',
-              join(dir, 'libcuda.so.1'),
-              join(__dirname, '..', 'bench', 'native', 'fake-cuda-launch.c'),
-            ],
-            { encoding: 'utf8' },
-          );
-          expect(built.stderr).toBe('');
-          const out = join(dir, 'result.json');
-          const tree = childTree();
-          const [cmd, ...args] = childCommand(rt, (bin as { path: string }).path, join(tree, 'bench', 'runtime-child.js'));
-          const env: NodeJS.ProcessEnv = {
-            ...process.env,
-            LD_LIBRARY_PATH: dir,
-            BENCH_SCALE: '0.02',
-            BENCH_REPS: '3',
-            BENCH_CHILD_BARE: '1',
-            BENCH_CHILD_OUT: out,
-            BENCH_CHILD_IMPLS: 'ffi-bare,cuda-ts-objects',
-            BENCH_CHILD_ROWS: 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_4args',
-            BENCH_PTX: join(__dirname, '..', 'bench', 'native', 'kernels.ptx'),
-            // frequent collections under Deno (V8), so memory an address outlived is freed while in use
-            DENO_V8_FLAGS: '--gc-interval=20000',
-          };
-          for (const k of ['CUDA_TS_FFI', 'CUDA_TS_DRIVER_LIBRARY', 'BENCH_NATIVE_LIB']) delete env[k];
-          const r = spawnSync(cmd, args, { cwd: tree, env, encoding: 'utf8', timeout: 120_000 });
-          expect({ status: r.status, signal: r.signal, stderr: r.stderr.split('\n').slice(-5).join('\n') }).toEqual({
-            status: 0,
-            signal: null,
-            stderr: expect.any(String),
-          });
-          const res = JSON.parse(readFileSync(out, 'utf8')) as {
-            rows: Record<string, Record<string, { median?: number }>>;
-            meta: Record<string, unknown>;
-            skipped?: string;
-          };
-          expect(res.skipped).toBeUndefined();
-          expect(res.meta.ffi_bare).toMatch(rt === 'deno' ? /^Deno\.dlopen/ : /^bun:ffi/);
-          expect(Object.keys(res.rows['ffi-bare']).sort()).toEqual(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_4args']);
-          for (const m of Object.values(res.rows['ffi-bare'])) expect(m.median).toBeGreaterThan(0);
-          expect(Object.keys(res.rows['cuda-ts-objects']).sort()).toEqual(['cuDeviceGetAttribute', 'launch_4args']);
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
+        const out = join(dir, `${rt}.json`);
+        const tree = childTree();
+        const script = join(tree, 'bench', 'runtime-child.js');
+        const [cmd, ...args] = rt === 'node' ? [process.execPath, script] : childCommand(rt, (bin as { path: string }).path, script);
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          LD_LIBRARY_PATH: dir,
+          BENCH_SCALE: '0.02',
+          BENCH_REPS: '3',
+          BENCH_PIN: '0',
+          BENCH_CHILD_OUT: out,
+          BENCH_NATIVE_LIB: join(dir, 'native', 'libbench.so'),
+          BENCH_CHILD_ROWS: 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_4args',
+          BENCH_PTX: join(BENCH, 'native', 'kernels.ptx'),
+          DENO_V8_FLAGS: '--gc-interval=20000',
+        };
+        for (const k of ['CUDA_TS_FFI', 'CUDA_TS_DRIVER_LIBRARY']) delete env[k];
+        const r = spawnSync(cmd, args, { cwd: tree, env, encoding: 'utf8', timeout: 120_000 });
+        expect({ status: r.status, signal: r.signal, stderr: r.stderr.split('\n').slice(-5).join('\n') }).toEqual({
+          status: 0,
+          signal: null,
+          stderr: expect.any(String),
+        });
+        const res = JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
+        expect(res.skipped).toBeUndefined();
+        expect(res.meta.native_c_loaded_by).toBe({ node: 'koffi', bun: 'bun:ffi dlopen', deno: 'Deno.dlopen' }[rt]);
+        expect(res.meta.floor).toMatchObject({ pin_cpu: 0, pinned_rows: ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_4args'] });
+        const three = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_4args'];
+        for (const impl of ['native-c-inproc', 'cuda-ts-raw', 'cuda-ts-typed']) expect([impl, Object.keys(res.rows[impl]).sort()]).toEqual([impl, three]);
+        expect(Object.keys(res.rows['cuda-ts-objects']).sort()).toEqual(['cuDeviceGetAttribute', 'launch_4args']);
+        for (const rows of Object.values(res.rows)) for (const m of Object.values(rows)) expect('median' in m && m.median > 0).toBe(true);
       },
       180_000,
     );

@@ -1,4 +1,4 @@
-// What keeps a trivial call cheap (issue 26 §2; bench/ffi-overhead.ts measures it): Device's cached
+// What keeps a trivial call cheap (issue 26 §2; npm run bench measures it): Device's cached
 // attribute getters and which ones ask the driver every time, the typed layer's slot zeroing, and the
 // FFI adapter's wrappers each compiled from their own source.
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The trivial-call paths bench/ffi-overhead.ts times, on the real driver: Device's cached getters agree
+// The trivial-call paths npm run bench times, on the real driver: Device's cached getters agree
 // with the driver, and under each runtime found (this one, Bun and Deno where .ci/run installed them)
 // the raw, typed and objects layers read the same attribute through that runtime's own FFI, refusing a
 // bad argument with a TypeError naming the function before any call.
