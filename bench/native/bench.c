@@ -1,53 +1,23 @@
 /*
- * bench.c -- native C baseline for the cuda-ts binding benchmarks (CUDA driver API only).
+ * bench.c -- the C baseline of `npm run bench` (CUDA driver API only). bench/native/build.sh builds it
+ * twice: `bench`, a program of its own (the native-c column), and libbench.so (-DBENCH_SHARED), whose
+ * bench_init / bench_pass run the same passes inside a JavaScript process, timed by its clock
+ * (native-c-inproc; bench/gpu.ts, bench/runtime-child.ts).
  *
- * Build (bench/native/build.sh does this and tries each way in turn):
- *   gcc -O2 -std=c11 -I/usr/local/cuda/include bench.c -o bench -L/usr/local/cuda/lib64/stubs -lcuda
- *   gcc -O2 -std=c11 -I/usr/local/cuda/include bench.c -o bench /usr/lib/x86_64-linux-gnu/libcuda.so.1
+ *   ./bench [kernels.ptx] > native.json     (PTX: argv[1], else $BENCH_PTX, else beside the binary, else ./)
+ *   env: BENCH_SCALE (loop-count multiplier), BENCH_DEVICE (ordinal), BENCH_PIN (a CPU to pin the timing
+ *        thread to after set-up), BENCH_FLOOR_WARMUP (launches of the launch rows' warm-up; bench/floor.ts)
+ *   output: {"impl":"native-c","meta":{...},"rows":{"<row>":{"median","unit":"ns"|"GB/s","n","reps"}}}
  *
- * Run:
- *   ./bench [kernels.ptx] > native.json
- *   The PTX is found as: argv[1], else $BENCH_PTX, else kernels.ptx next to the binary, else ./kernels.ptx.
- *   $BENCH_SCALE (default 1) multiplies every loop count (e.g. 0.1 for a smoke run).
- *   $BENCH_DEVICE (default 0) picks the device ordinal.
- *   $BENCH_ROWS (default: all) a comma-separated list of the rows to run.
- *   $BENCH_PIN (default: unset) a CPU to pin the main thread to after set-up, before the first row
- *   (docs/performance.md, "The C floor"); meta gets "pin" then.
- *   $BENCH_FLOOR_WARMUP (default: 1000) launches of the untimed warm-up pass of the launch_* rows
- *   (rounded up to 1000), as the in-process floor gets them (bench/floor.ts); meta "launch_warmup".
- *
- * Output: ONE JSON object on stdout (diagnostics go to stderr):
- *   {"impl":"native-c","meta":{...},
- *    "rows":{"<name>":{"median":X,"unit":"ns"|"GB/s","n":OPS_PER_REP,"reps":[r1,..,r5]}, ...}}
- *
- * Method (identical in bench/python/bench_cuda_python.py; keep them in step):
- *   - One primary context (cuDevicePrimaryCtxRetain + cuCtxSetCurrent), one stream created with
- *     CU_STREAM_NON_BLOCKING; all work goes to that stream.
- *   - Each row: one untimed warm-up pass, then REPS (5) timed passes, each timed with
- *     clock_gettime(CLOCK_MONOTONIC) around the whole pass. A rep's value is pass_ns / ops
- *     (unit "ns") or bytes / pass_ns (unit "GB/s", 1 GB = 1e9 bytes). "median" is the median of
- *     the 5 rep values. Every CUresult is checked, inside timed loops too.
- *   - cuCtxGetCurrent / cuDeviceGetAttribute(MULTIPROCESSOR_COUNT): ns per call.
- *   - launch_0args / launch_4args / launch_16args: enqueue throughput. cuLaunchKernel with grid
- *     1x1x1, block 1x1x1, 0 shared memory, kernelParams = a void*[] built once before the loop
- *     (NULL for 0 args), extra = NULL. After every 1000 launches cuStreamSynchronize is called,
- *     INSIDE the timed region; ns/op = pass time / launches (so the sync is amortised over 1000).
- *     The launch count per pass is a multiple of 1000.
- *   - launch_sync: cuLaunchKernel(empty) + cuStreamSynchronize, ns per pair.
- *   - event_record_elapsed: cuEventRecord(start) + cuEventRecord(stop) + cuEventSynchronize(stop)
- *     + cuEventElapsedTime, ns per group of four calls (events created with flags 0).
- *   - alloc_free_async_1MiB: cuMemAllocAsync(1 MiB) + cuMemFreeAsync on the stream (device's
- *     default memory pool, default attributes), cuStreamSynchronize every 1000 pairs inside the
- *     timed region, ns per pair.
- *   - h2d/d2h_{pinned,pageable}_256MiB: a pass = K copies of 256 MiB with cuMemcpy{HtoD,DtoH}Async
- *     on the stream, then one cuStreamSynchronize; GB/s = K * 256 MiB / pass time. Pinned host
- *     memory from cuMemAllocHost, pageable from malloc (touched with memset before timing).
+ * Method (bench/python/bench_cuda_python.py and bench/gpu-passes.ts do the same): one primary context,
+ * one CU_STREAM_NON_BLOCKING stream; per row one untimed warm-up pass, then REPS timed passes, the median
+ * of pass time / ops (or bytes / pass time in GB/s); every CUresult checked inside the loops. Launches are
+ * grid 1x1x1, block 1x1x1, kernelParams a void*[] built once; the launch and alloc rows synchronize every
+ * BATCH operations inside the timed region; the copy rows copy 256 MiB K times, then synchronize once.
  */
 #define _GNU_SOURCE
 #include <cuda.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,24 +185,8 @@ static long scaled(long base, long multiple) {
     return n < multiple ? multiple : n;
 }
 
-/* $BENCH_ROWS unset or empty: every row; else only the rows it lists (comma-separated). */
-static int row_wanted(const char *name) {
-    const char *list = getenv("BENCH_ROWS");
-    if (!list || !*list) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!end) break;
-        p = end + 1;
-    }
-    return 0;
-}
-
 /* bytes_per_op == 0: unit ns per op; otherwise GB/s. */
 static void run_row(const char *name, pass_fn fn, long ops, long warm_ops, size_t bytes_per_op) {
-    if (!row_wanted(name)) return;
     if (nrows >= MAX_ROWS) die("too many rows", name);
     row_t *r = &rows[nrows++];
     r->name = name;
@@ -252,7 +206,7 @@ static void run_row(const char *name, pass_fn fn, long ops, long warm_ops, size_
 
 /* ---------- PTX ---------- */
 
-static char *read_file(const char *path, size_t *len_out) {
+static char *read_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
@@ -264,7 +218,6 @@ static char *read_file(const char *path, size_t *len_out) {
     fclose(f);
     if (got != (size_t)len) { free(buf); return NULL; }
     buf[len] = '\0'; /* cuModuleLoadData needs NUL-terminated PTX text */
-    if (len_out) *len_out = (size_t)len;
     return buf;
 }
 
@@ -288,7 +241,7 @@ static char *load_ptx(int argc, char **argv) {
     }
     cands[nc++] = "kernels.ptx";
     for (int i = 0; i < nc; i++) {
-        char *text = read_file(cands[i], NULL);
+        char *text = read_file(cands[i]);
         if (text) {
             snprintf(ptx_path_used, sizeof(ptx_path_used), "%s", cands[i]);
             return text;
@@ -312,28 +265,6 @@ static void json_string(const char *s) {
     putchar('"');
 }
 
-/* Every pass by row name: the shared library's bench_pass looks rows up here. */
-static const struct { const char *name; pass_fn fn; } PASSES[] = {
-    {"cuCtxGetCurrent", pass_ctx_get_current}, {"cuDeviceGetAttribute", pass_device_get_attribute},
-    {"launch_0args", pass_launch_0args}, {"launch_4args", pass_launch_4args}, {"launch_16args", pass_launch_16args},
-    {"launch_sync", pass_launch_sync}, {"event_record_elapsed", pass_event_record_elapsed},
-    {"alloc_free_async_1MiB", pass_alloc_free_async}, {"h2d_pinned_256MiB", pass_h2d_pinned},
-    {"d2h_pinned_256MiB", pass_d2h_pinned}, {"h2d_pageable_256MiB", pass_h2d_pageable}, {"d2h_pageable_256MiB", pass_d2h_pageable},
-};
-static pass_fn find_pass(const char *row) {
-    for (size_t i = 0; i < sizeof(PASSES) / sizeof(PASSES[0]); i++)
-        if (strcmp(PASSES[i].name, row) == 0) return PASSES[i].fn;
-    return NULL;
-}
-
-static long long time_pass(const char *row, long ops) {
-    pass_fn fn = find_pass(row);
-    if (!fn) return -1;
-    uint64_t t0 = now_ns();
-    fn(ops);
-    return (long long)(now_ns() - t0);
-}
-
 /* The calling thread's affinity: one CPU, or (cpu < 0) the mask it had at the first call. */
 static int pin_thread(int cpu) {
     static cpu_set_t original;
@@ -352,140 +283,128 @@ static int pin_thread(int cpu) {
     return sched_setaffinity(0, sizeof(set), &set) != 0 ? -errno : 0;
 }
 
-#ifdef BENCH_SHARED
-/* In-process use (bench/gpu.ts loads libbench.so and times these passes with its own clock, interleaved
- * with the JS implementations): bench_init sets up the same state as main, bench_pass runs one pass of
- * a row by name (returns 0, or -1 for an unknown row; a failing CUDA call exits as in main). */
-static int setup_state(const char *ptx, int ordinal);
-int bench_init(const char *ptx_path, int ordinal) {
-    size_t len = 0;
-    char *ptx = read_file(ptx_path, &len);
-    if (!ptx) return -1;
-    int r = setup_state(ptx, ordinal);
-    free(ptx);
-    return r;
+/* The state every pass uses: context, stream, module, kernels, buffers, events. */
+static void setup_state(const char *ptx, int ordinal) {
+    CK(cuInit(0));
+    CK(cuDeviceGet(&S.dev, ordinal));
+    CK(cuDevicePrimaryCtxRetain(&S.ctx, S.dev));
+    CK(cuCtxSetCurrent(S.ctx));
+    CK(cuStreamCreate(&S.stream, CU_STREAM_NON_BLOCKING));
+    {
+        static char err_log[8192];
+        CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *vals[2] = {err_log, (void *)(uintptr_t)sizeof(err_log)};
+        CUresult r = cuModuleLoadDataEx(&S.module, ptx, 2, opts, vals);
+        if (r != CUDA_SUCCESS) {
+            fprintf(stderr, "bench: JIT log for %s:\n%s\n", ptx_path_used, err_log);
+            die_cu("cuModuleLoadDataEx(kernels.ptx)", r, __LINE__);
+        }
+    }
+    CK(cuModuleGetFunction(&S.f_empty, S.module, "empty"));
+    CK(cuModuleGetFunction(&S.f_args4, S.module, "args4"));
+    CK(cuModuleGetFunction(&S.f_args16, S.module, "args16"));
+    CK(cuMemAlloc(&S.d_a, 4096));
+    CK(cuMemAlloc(&S.d_b, 4096));
+    S.alpha = 1.5f;
+    S.n = 1024u;
+    S.params4[0] = &S.d_a;
+    S.params4[1] = &S.d_b;
+    S.params4[2] = &S.alpha;
+    S.params4[3] = &S.n;
+    for (int i = 0; i < 16; i++) {
+        S.p16[i] = (i & 1) ? S.d_b : S.d_a;
+        S.params16[i] = &S.p16[i];
+    }
+    CK(cuEventCreate(&S.ev_start, 0));
+    CK(cuEventCreate(&S.ev_stop, 0));
+    CK(cuMemAlloc(&S.d_big, COPY_BYTES));
+    CK(cuMemAllocHost(&S.h_pinned, COPY_BYTES));
+    S.h_pageable = malloc(COPY_BYTES);
+    if (!S.h_pageable) die("malloc(256 MiB) failed", NULL);
+    memset(S.h_pinned, 1, COPY_BYTES);
+    memset(S.h_pageable, 2, COPY_BYTES);
 }
+
+#ifdef BENCH_SHARED
+/* Every pass by row name, for bench_pass. */
+static const struct { const char *name; pass_fn fn; } PASSES[] = {
+    {"cuCtxGetCurrent", pass_ctx_get_current}, {"cuDeviceGetAttribute", pass_device_get_attribute},
+    {"launch_0args", pass_launch_0args}, {"launch_4args", pass_launch_4args}, {"launch_16args", pass_launch_16args},
+    {"launch_sync", pass_launch_sync}, {"event_record_elapsed", pass_event_record_elapsed},
+    {"alloc_free_async_1MiB", pass_alloc_free_async}, {"h2d_pinned_256MiB", pass_h2d_pinned},
+    {"d2h_pinned_256MiB", pass_d2h_pinned}, {"h2d_pageable_256MiB", pass_h2d_pageable}, {"d2h_pageable_256MiB", pass_d2h_pageable},
+};
+static pass_fn find_pass(const char *row) {
+    for (size_t i = 0; i < sizeof(PASSES) / sizeof(PASSES[0]); i++)
+        if (strcmp(PASSES[i].name, row) == 0) return PASSES[i].fn;
+    return NULL;
+}
+
+/* In-process use: bench_init sets up the state as main does (0, or -1 when the PTX cannot be read); a
+ * failing CUDA call exits, as in main. */
+int bench_init(const char *ptx_path, int ordinal) {
+    char *ptx = read_file(ptx_path);
+    if (!ptx) return -1;
+    snprintf(ptx_path_used, sizeof(ptx_path_used), "%s", ptx_path);
+    setup_state(ptx, ordinal);
+    free(ptx);
+    return 0;
+}
+/* One pass of a row by name: 0, or -1 for an unknown row. */
 int bench_pass(const char *row, long ops) {
     pass_fn fn = find_pass(row);
     if (!fn) return -1;
     fn(ops);
     return 0;
 }
-/* One pass of a row timed with CLOCK_MONOTONIC inside C: ns, or -1 for an unknown row. */
-long long bench_time_pass(const char *row, long ops) { return time_pass(row, ops); }
 /* Pins the calling thread to cpu (-1: back to its affinity at the first call): 0 or -errno. */
 int bench_pin_thread(int cpu) { return pin_thread(cpu); }
-/* The CPU the calling thread runs on now (sched_getcpu). */
+/* The CPU the calling thread runs on now. */
 int bench_current_cpu(void) { return sched_getcpu(); }
-#endif
 
-/* The state every pass uses: context, stream, module, kernels, buffers, events. */
-__attribute__((unused)) static int setup_state(const char *ptx, int ordinal) {
-    CK(cuInit(0));
-    CK(cuDeviceGet(&S.dev, ordinal));
-    CK(cuDevicePrimaryCtxRetain(&S.ctx, S.dev));
-    CK(cuCtxSetCurrent(S.ctx));
-    CK(cuStreamCreate(&S.stream, CU_STREAM_NON_BLOCKING));
-    {
-        static char err_log[8192];
-        CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-        void *vals[2] = {err_log, (void *)(uintptr_t)sizeof(err_log)};
-        CUresult r = cuModuleLoadDataEx(&S.module, ptx, 2, opts, vals);
-        if (r != CUDA_SUCCESS) {
-            fprintf(stderr, "bench: JIT log for %s:\n%s\n", ptx_path_used, err_log);
-            die_cu("cuModuleLoadDataEx(kernels.ptx)", r, __LINE__);
-        }
+#else
+static void print_json(const char *dev_name, int cc_major, int cc_minor, int driver_version, int pin, long launch_warm, double total_s) {
+    printf("{\"impl\":\"native-c\",\"meta\":{\"device\":");
+    json_string(dev_name);
+    printf(",\"compute_capability\":\"%d.%d\",\"driver_version\":%d,\"cuda_h_version\":%d,\"ptx\":", cc_major, cc_minor, driver_version,
+           CUDA_VERSION);
+    json_string(ptx_path_used);
+    if (pin >= 0) printf(",\"pin\":%d", pin);
+    printf(",\"launch_warmup\":%ld", launch_warm);
+    printf(",\"scale\":%g,\"reps\":%d,\"batch\":%d,\"total_s\":%.3f},\"rows\":{", scale, REPS, BATCH, total_s);
+    for (int i = 0; i < nrows; i++) {
+        row_t *r = &rows[i];
+        if (i) putchar(',');
+        json_string(r->name);
+        printf(":{\"median\":%.4f,\"unit\":\"%s\",\"n\":%ld,\"reps\":[", r->med, r->unit, r->ops);
+        for (int k = 0; k < REPS; k++) printf("%s%.4f", k ? "," : "", r->reps[k]);
+        printf("]}");
     }
-    CK(cuModuleGetFunction(&S.f_empty, S.module, "empty"));
-    CK(cuModuleGetFunction(&S.f_args4, S.module, "args4"));
-    CK(cuModuleGetFunction(&S.f_args16, S.module, "args16"));
-    CK(cuMemAlloc(&S.d_a, 4096));
-    CK(cuMemAlloc(&S.d_b, 4096));
-    S.alpha = 1.5f;
-    S.n = 1024u;
-    S.params4[0] = &S.d_a;
-    S.params4[1] = &S.d_b;
-    S.params4[2] = &S.alpha;
-    S.params4[3] = &S.n;
-    for (int i = 0; i < 16; i++) {
-        S.p16[i] = (i & 1) ? S.d_b : S.d_a;
-        S.params16[i] = &S.p16[i];
-    }
-    CK(cuEventCreate(&S.ev_start, 0));
-    CK(cuEventCreate(&S.ev_stop, 0));
-    CK(cuMemAlloc(&S.d_big, COPY_BYTES));
-    CK(cuMemAllocHost(&S.h_pinned, COPY_BYTES));
-    S.h_pageable = malloc(COPY_BYTES);
-    if (!S.h_pageable) die("malloc(256 MiB) failed", NULL);
-    memset(S.h_pinned, 1, COPY_BYTES);
-    memset(S.h_pageable, 2, COPY_BYTES);
-    return 0;
+    printf("}}\n");
 }
 
+/* A positive number from the environment variable `name`, or `fallback` when it is unset or empty. */
+static double env_number(const char *name, double fallback) {
+    const char *v = getenv(name);
+    if (!v || !*v) return fallback;
+    double x = strtod(v, NULL);
+    if (!(x > 0)) die(name, "must be a positive number");
+    return x;
+}
 
-#ifndef BENCH_SHARED
 int main(int argc, char **argv) {
-    const char *sc = getenv("BENCH_SCALE");
-    if (sc && *sc) {
-        scale = strtod(sc, NULL);
-        if (!(scale > 0)) die("BENCH_SCALE must be a positive number", sc);
-    }
-    int ordinal = 0;
+    scale = env_number("BENCH_SCALE", 1.0);
     const char *dv = getenv("BENCH_DEVICE");
-    if (dv && *dv) ordinal = atoi(dv);
-
+    int ordinal = dv && *dv ? atoi(dv) : 0;
     uint64_t t_start = now_ns();
     char *ptx = load_ptx(argc, argv);
-
-    CK(cuInit(0));
-    int driver_version = 0;
-    CK(cuDriverGetVersion(&driver_version));
-    CK(cuDeviceGet(&S.dev, ordinal));
+    setup_state(ptx, ordinal);
+    int driver_version = 0, cc_major = 0, cc_minor = 0;
     char dev_name[256] = {0};
+    CK(cuDriverGetVersion(&driver_version));
     CK(cuDeviceGetName(dev_name, (int)sizeof(dev_name) - 1, S.dev));
-    int cc_major = 0, cc_minor = 0;
     CK(cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, S.dev));
     CK(cuDeviceGetAttribute(&cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, S.dev));
-    CK(cuDevicePrimaryCtxRetain(&S.ctx, S.dev));
-    CK(cuCtxSetCurrent(S.ctx));
-    CK(cuStreamCreate(&S.stream, CU_STREAM_NON_BLOCKING));
-
-    /* Load the shared PTX, with the JIT error log on failure. */
-    {
-        static char err_log[8192];
-        CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-        void *vals[2] = {err_log, (void *)(uintptr_t)sizeof(err_log)};
-        CUresult r = cuModuleLoadDataEx(&S.module, ptx, 2, opts, vals);
-        if (r != CUDA_SUCCESS) {
-            fprintf(stderr, "bench: JIT log for %s:\n%s\n", ptx_path_used, err_log);
-            die_cu("cuModuleLoadDataEx(kernels.ptx)", r, __LINE__);
-        }
-    }
-    CK(cuModuleGetFunction(&S.f_empty, S.module, "empty"));
-    CK(cuModuleGetFunction(&S.f_args4, S.module, "args4"));
-    CK(cuModuleGetFunction(&S.f_args16, S.module, "args16"));
-
-    CK(cuMemAlloc(&S.d_a, 4096));
-    CK(cuMemAlloc(&S.d_b, 4096));
-    S.alpha = 1.5f;
-    S.n = 1024u;
-    S.params4[0] = &S.d_a;
-    S.params4[1] = &S.d_b;
-    S.params4[2] = &S.alpha;
-    S.params4[3] = &S.n;
-    for (int i = 0; i < 16; i++) {
-        S.p16[i] = (i & 1) ? S.d_b : S.d_a;
-        S.params16[i] = &S.p16[i];
-    }
-    CK(cuEventCreate(&S.ev_start, 0));
-    CK(cuEventCreate(&S.ev_stop, 0));
-
-    CK(cuMemAlloc(&S.d_big, COPY_BYTES));
-    CK(cuMemAllocHost(&S.h_pinned, COPY_BYTES));
-    S.h_pageable = malloc(COPY_BYTES);
-    if (!S.h_pageable) die("malloc(256 MiB) failed", NULL);
-    memset(S.h_pinned, 1, COPY_BYTES);
-    memset(S.h_pageable, 2, COPY_BYTES);
 
     /* After set-up, so that only this thread is pinned (CUDA's own threads keep the start-up affinity). */
     int pin = -1;
@@ -494,17 +413,9 @@ int main(int argc, char **argv) {
         pin = atoi(pv);
         if (pin < 0 || pin_thread(pin) != 0) die("BENCH_PIN: cannot pin the main thread to that CPU", pv);
     }
+    /* The launch rows' warm-up, rounded up to BATCH: the first launches after start-up run slower. */
+    long launch_warm = ((long)env_number("BENCH_FLOOR_WARMUP", BATCH) + BATCH - 1) / BATCH * BATCH;
 
-    /* The launch rows' warm-up: some processes were still settling after 3000 launches (docs/performance.md). */
-    long launch_warm = BATCH;
-    const char *wv = getenv("BENCH_FLOOR_WARMUP");
-    if (wv && *wv) {
-        long w = atol(wv);
-        if (w <= 0) die("BENCH_FLOOR_WARMUP must be a positive number of launches", wv);
-        launch_warm = (w + BATCH - 1) / BATCH * BATCH;
-    }
-
-    /* Loop counts: about 0.3-0.5 s of measured work per rep set on an H200 at scale 1. */
     run_row("cuCtxGetCurrent", pass_ctx_get_current, scaled(1000000, 1000), scaled(100000, 1000), 0);
     run_row("cuDeviceGetAttribute", pass_device_get_attribute, scaled(1000000, 1000), scaled(100000, 1000), 0);
     run_row("launch_0args", pass_launch_0args, scaled(20000, BATCH), launch_warm, 0);
@@ -530,25 +441,7 @@ int main(int argc, char **argv) {
     CK(cuStreamDestroy(S.stream));
     CK(cuDevicePrimaryCtxRelease(S.dev));
     free(ptx);
-    double total_s = (double)(now_ns() - t_start) / 1e9;
-
-    printf("{\"impl\":\"native-c\",\"meta\":{\"device\":");
-    json_string(dev_name);
-    printf(",\"compute_capability\":\"%d.%d\",\"driver_version\":%d,\"cuda_h_version\":%d,\"ptx\":", cc_major,
-           cc_minor, driver_version, CUDA_VERSION);
-    json_string(ptx_path_used);
-    if (pin >= 0) printf(",\"pin\":%d", pin);
-    printf(",\"launch_warmup\":%ld", launch_warm);
-    printf(",\"scale\":%g,\"reps\":%d,\"batch\":%d,\"total_s\":%.3f},\"rows\":{", scale, REPS, BATCH, total_s);
-    for (int i = 0; i < nrows; i++) {
-        row_t *r = &rows[i];
-        if (i) putchar(',');
-        json_string(r->name);
-        printf(":{\"median\":%.4f,\"unit\":\"%s\",\"n\":%ld,\"reps\":[", r->med, r->unit, r->ops);
-        for (int k = 0; k < REPS; k++) printf("%s%.4f", k ? "," : "", r->reps[k]);
-        printf("]}");
-    }
-    printf("}}\n");
+    print_json(dev_name, cc_major, cc_minor, driver_version, pin, launch_warm, (double)(now_ns() - t_start) / 1e9);
     return 0;
 }
 #endif /* BENCH_SHARED */

@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
-# Builds bench/native/bench.c into OUT_DIR (default /tmp/cuda-ts-bench) and copies kernels.ptx
-# beside the binary, so that OUT_DIR/bench finds it without arguments.
+# Builds bench/native/bench.c into OUT_DIR (default /tmp/cuda-ts-bench): the program `bench` (kernels.ptx
+# copied beside it) and libbench.so, the same passes for a JavaScript process to time (optional: a failure
+# is only reported). Prints the program's path.
 #
 # Usage: bash bench/native/build.sh [OUT_DIR]
-# Env:   CUDA_HOME (default /usr/local/cuda), CC (default gcc),
-#        LIBCUDA (optional: a libcuda.so / libcuda.so.1 to link against, tried first).
-#
-# Link order tried: $LIBCUDA; the toolkit's stub libcuda.so (lib64/stubs, targets/*/lib/stubs);
-# the driver's libcuda.so.1 (ldconfig, then the usual directories). Either way the binary needs
-# the driver's libcuda.so.1 at run time.
+# Env:   CUDA_HOME (default /usr/local/cuda), CC (default gcc), LIBCUDA (a libcuda to link against, tried
+#        first; else the toolkit's stub, else the driver's libcuda.so.1). Either way the driver's
+#        libcuda.so.1 is what runs.
 set -euo pipefail
 
 out=${1:-/tmp/cuda-ts-bench}
@@ -20,17 +18,14 @@ die() { echo "build.sh: $*" >&2; exit 1; }
 
 command -v "$cc" >/dev/null 2>&1 || die "C compiler '$cc' not found (install gcc or set CC)"
 [ -f "$cuda_home/include/cuda.h" ] || die "cuda.h not found in $cuda_home/include (set CUDA_HOME)"
-[ -f "$here/bench.c" ] || die "bench.c not found beside build.sh ($here)"
-[ -f "$here/kernels.ptx" ] || die "kernels.ptx not found beside build.sh ($here)"
 
 mkdir -p "$out"
-cflags=(-O2 -std=c11 -Wall -Wextra -pthread -I"$cuda_home/include")
+cflags=(-O2 -std=c11 -Wall -Wextra -I"$cuda_home/include")
 
-# Candidate link specs: each is either "-L<dir>" (then -lcuda) or a full path to a library file.
+# Candidates: "-L<dir>" (then -lcuda) or the path of a library file.
 cands=()
 [ -n "${LIBCUDA:-}" ] && cands+=("$LIBCUDA")
-for d in "$cuda_home/lib64/stubs" "$cuda_home/targets/x86_64-linux/lib/stubs" "$cuda_home/lib/stubs" \
-         "$cuda_home/targets/sbsa-linux/lib/stubs"; do
+for d in "$cuda_home"/lib64/stubs "$cuda_home"/targets/*/lib/stubs "$cuda_home"/lib/stubs; do
   [ -f "$d/libcuda.so" ] && cands+=("-L$d")
 done
 if command -v ldconfig >/dev/null 2>&1; then
@@ -42,22 +37,21 @@ for f in /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.
 done
 [ ${#cands[@]} -gt 0 ] || die "libcuda not found: no stub in $cuda_home/{lib64,targets/*/lib}/stubs and no libcuda.so.1 from the driver (ldconfig -p, /usr/lib/x86_64-linux-gnu, /usr/local/nvidia/lib64). Set LIBCUDA=/path/to/libcuda.so.1"
 
+link_with() { if [[ "$1" == -L* ]]; then link=("$1" -lcuda); else link=("$1"); fi; }
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 built=""
 for c in "${cands[@]}"; do
-  if [[ "$c" == -L* ]]; then link=("$c" -lcuda); else link=("$c"); fi
-  # -ldl: dlopen, for the stand-in libraries
-  if "$cc" "${cflags[@]}" "$here/bench.c" -o "$out/bench" "${link[@]}" -ldl >"$log" 2>&1; then
+  link_with "$c"
+  if "$cc" "${cflags[@]}" "$here/bench.c" -o "$out/bench" "${link[@]}" >"$log" 2>&1; then
     built="$c"; break
   fi
   echo "build.sh: link with '$c' failed:" >&2; sed 's/^/  /' "$log" >&2
 done
 [ -n "$built" ] || die "could not build bench.c against any libcuda candidate (${cands[*]})"
 
-# The same passes as a shared library (bench_init/bench_pass), for bench/gpu.ts to time in-process
-# through its own clock, interleaved with the JS implementations. Optional: failure is only reported.
-if [[ "$built" == -L* ]]; then link=("$built" -lcuda); else link=("$built"); fi
+link_with "$built"
 if "$cc" "${cflags[@]}" -Wno-unused-function -fPIC -shared -DBENCH_SHARED "$here/bench.c" -o "$out/libbench.so" "${link[@]}" >"$log" 2>&1; then
   echo "build.sh: built $out/libbench.so (in-process passes)" >&2
 else
