@@ -176,7 +176,7 @@ export function fmt(x: number | undefined, digits = 1): string {
 }
 
 /** First line of a reason, cut to n characters (bench.json keeps it whole). */
-export function short(text: string, n: number): string {
+function short(text: string, n: number): string {
   const one = text.split(/ tried: |\n/)[0];
   return one.length <= n ? one : `${one.slice(0, n)}...`;
 }

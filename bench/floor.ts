@@ -140,7 +140,7 @@ function readText(path: string): string | undefined {
 }
 
 /** The CPUs this process may run on (Cpus_allowed_list), else every online CPU. */
-export function allowedCpus(): number[] {
+function allowedCpus(): number[] {
   const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(readText('/proc/self/status') ?? '');
   return (m && parseCpuList(m[1])) ?? parseCpuList(readText('/sys/devices/system/cpu/online') ?? '') ?? [0];
 }
@@ -173,7 +173,7 @@ function run(cmd: string, args: string[]): string | undefined {
 }
 
 /** `nvidia-smi topo -m` first; else /sys/bus/pci/devices/<the GPU's bus id>/local_cpulist. */
-export function gpuPlacement(ordinal: number): GpuPlacement {
+function gpuPlacement(ordinal: number): GpuPlacement {
   const topo = run('nvidia-smi', ['topo', '-m']);
   const cpus = topo ? parseTopo(topo, ordinal) : undefined;
   if (cpus) return { cpus, source: 'nvidia-smi topo -m' };

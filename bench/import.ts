@@ -63,7 +63,7 @@ export function measureImports(
 }
 
 /** One fresh `node -e` of an import case: the time of its timed code (ms, measured inside the child) and its result. */
-export function spawnImportCase(c: ImportCase): { ms: number; result?: unknown } {
+function spawnImportCase(c: ImportCase): { ms: number; result?: unknown } {
   const script = `
 const { performance } = require('node:perf_hooks');
 const t0 = performance.now();

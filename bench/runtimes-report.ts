@@ -5,8 +5,8 @@ import { type GetRow, type ImplResult, SkipNotes, type Verdict, fmt, isMeasured,
 import { type FloorRecord, floorRecordWords } from './floor';
 import { MIN_QUIET_REPS, QUIET_SLACK, judgeRatio, judgeRatios, quietFloor, quietRatioStats, ratioOf, ratioWords } from './interleave';
 
-export const JS_RUNTIMES = ['node', 'bun', 'deno'] as const;
-export type JsRuntimeName = (typeof JS_RUNTIMES)[number];
+const JS_RUNTIMES = ['node', 'bun', 'deno'] as const;
+type JsRuntimeName = (typeof JS_RUNTIMES)[number];
 /** The runtimes measured in a child process of their own (bench/runtimes-gpu.ts). */
 export const CHILD_RUNTIMES = ['bun', 'deno'] as const;
 export type ChildRuntime = (typeof CHILD_RUNTIMES)[number];

@@ -95,7 +95,7 @@ export function stagingVerdicts(staging: ImplResult | undefined, m: (impl: strin
 }
 
 /** Issue 26 §4's pageable rows (objects copyFrom/copyTo, H200, 256 MiB): the goal is 1.5x these. */
-export const ISSUE_PAGEABLE_GBS = { h2d: 6.4, d2h: 9.95 } as const;
+const ISSUE_PAGEABLE_GBS = { h2d: 6.4, d2h: 9.95 } as const;
 
 /** The recommended defaults at 256 MiB (staged with their threads, or direct where not staged): ≥ CuPy in the same run, ≥ 1.5x the issue's rows. */
 function recommendedVerdicts(staging: ImplResult | undefined): Verdict[] {

@@ -30,7 +30,7 @@ export interface StartupResult {
 }
 
 const BUILD_DIR = join(REPO_ROOT, 'bench', '.build', 'js');
-export const DIST_ROOT = join(REPO_ROOT, 'dist');
+const DIST_ROOT = join(REPO_ROOT, 'dist');
 
 function resolveTs(fromDir: string, spec: string): string | undefined {
   const base = join(fromDir, spec);
