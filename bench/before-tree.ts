@@ -1,7 +1,6 @@
-// Compiles the objects layer of an earlier commit into bench/.build/js-before (CommonJS, as the build
-// ships it), so that a benchmark can run it beside today's in the same process and clock
-// (bench/launch-breakdown.ts: BENCH_BEFORE=1). The tree is followed from src/index through relative
-// requires; koffi resolves from the repository's node_modules.
+// Compiles the objects layer of an earlier commit into bench/.build/js-before (CommonJS, as the build ships
+// it), for `npx tsx test/model/cli.ts --tree bench/.build/js-before` to show a bug the model finds there.
+// The tree is followed from src/index through relative requires; koffi resolves from the repository's node_modules.
 //   npx tsx bench/before-tree.ts <commit>
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +10,7 @@ import { SUPPORT_DIR } from '../generator/support-path';
 import { REPO_ROOT } from './common';
 import { transpileTree } from './startup';
 
-export const BEFORE_DIR = join(REPO_ROOT, 'bench', '.build', 'js-before');
+const BEFORE_DIR = join(REPO_ROOT, 'bench', '.build', 'js-before');
 
 function main(): void {
   const commit = process.argv[2];
