@@ -5,13 +5,12 @@
 // row's spread is the min-max of its per-round differences to koffi's value of the same round.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT, fmt, median, table } from './common';
+import { REPO_ROOT, type Verdict, fmt, median, table } from './common';
 import { judge, rotation } from './interleave';
 import { bundledTree, jsTree } from './startup';
 
-/** Rounds of import spawns (BENCH_IMPORT_SAMPLES, default 5) and spawns of each case per round (BENCH_IMPORT_PER_ROUND, default 3). */
-export const IMPORT_ROUNDS = Number(process.env.BENCH_IMPORT_SAMPLES ?? 5) | 0 || 5;
-export const IMPORT_PER_ROUND = Number(process.env.BENCH_IMPORT_PER_ROUND ?? 3) | 0 || 3;
+const IMPORT_ROUNDS = 5;
+const IMPORT_PER_ROUND = 3;
 
 /** Issue 17's import targets: each row's median minus koffi's, against its allowance (ms). */
 export const IMPORT_TARGETS: Record<string, number> = { driver: 6, objects: 15 };
@@ -136,6 +135,31 @@ export function importVerdicts(results: ImportResult[]): ImportVerdict[] {
     const verdict = r.name === 'koffi' || allowance === undefined ? 'info' : judge([Math.min(...diffs), Math.max(...diffs)], allowance, 'lower');
     return { row: r.name, what: r.what, median_ms: r.median, over_koffi_ms: r2(r.median - base.median), spread, allowance_ms: allowance, verdict };
   });
+}
+
+/** Issue 17's targets as verdicts: cuda-ts/driver ≤ 25 ms (SKIP where its first call failed), and driver and objects within their allowance over koffi. */
+export function importTargets(results: ImportResult[]): Verdict[] {
+  const out: Verdict[] = importVerdicts(results).flatMap((x) =>
+    x.allowance_ms === undefined || x.verdict === 'info'
+      ? []
+      : [
+          {
+            target: `import + first call, ${x.row} ≤ koffi + ${x.allowance_ms} ms`,
+            row: `import_${x.row}`,
+            judged: `${x.row} - koffi per round`,
+            value: `${x.over_koffi_ms} ms [${x.spread[0]}..${x.spread[1]}]`,
+            verdict: x.verdict,
+          },
+        ],
+  );
+  const driver = results.find((r) => r.name === 'driver');
+  const failed = (driver?.result as { error?: string } | undefined)?.error;
+  const [target, row] = ['import + first call, cuda-ts/driver ≤ 25 ms', 'import_driver'];
+  if (!driver || failed) return [...out, { target, row, judged: '-', verdict: 'SKIP', why: `first call failed: ${failed ?? 'not measured'}` }];
+  return [
+    ...out,
+    { target, row, judged: 'median of the rounds (as built)', value: `${fmt(driver.median)} ms`, verdict: driver.median <= 25 ? 'PASS' : 'FAIL' },
+  ];
 }
 
 export function importTable(v: ImportVerdict[]): string {

@@ -29,7 +29,7 @@ import {
   writeJson,
 } from './common';
 import { type ChosenFloor, chooseFloor, floorLine, standaloneEnv } from './floor';
-import { importCases, importRoundWords, importTable, importVerdicts, measureImports } from './import';
+import { importCases, importRoundWords, importTable, importTargets, importVerdicts, measureImports } from './import';
 import { type RatioStats, type RatioTarget, judgeRatio, judgeRatios, ratioOf, ratioWords, repetitionWords } from './interleave';
 import { runtimeGpu } from './runtimes-gpu';
 import { CHILD_IMPLS, CHILD_RUNTIMES, runtimeImpl, runtimeTable, runtimeVerdicts } from './runtimes-report';
@@ -179,37 +179,12 @@ async function awaiting(): Promise<Section> {
   return { text: r.text, verdicts: r.verdicts.map((v) => ({ ...v, row: 'await', judged: 'one run (bench/await.ts)' })) };
 }
 
-/** Import + first call in fresh processes (issue 17): cuda-ts/driver ≤ 25 ms, and driver and objects within their allowance over koffi's own load. */
+/** Import + first call in fresh processes against koffi's own load (issue 17). */
 function importSection(): Section {
   const results = measureImports(importCases(true));
-  const v = importVerdicts(results);
-  const verdicts: Verdict[] = v.flatMap((x) =>
-    x.allowance_ms === undefined || x.verdict === 'info'
-      ? []
-      : [
-          {
-            target: `import + first call, ${x.row} ≤ koffi + ${x.allowance_ms} ms`,
-            row: `import_${x.row}`,
-            judged: `${x.row} - koffi per round`,
-            value: `${x.over_koffi_ms} ms [${x.spread[0]}..${x.spread[1]}]`,
-            verdict: x.verdict,
-          },
-        ],
-  );
-  const driver = results.find((r) => r.name === 'driver');
-  const failed = (driver?.result as { error?: string } | undefined)?.error;
-  const [target, row] = ['import + first call, cuda-ts/driver ≤ 25 ms', 'import_driver'];
-  if (!driver || failed) verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `first call failed: ${failed ?? 'not measured'}` });
-  else
-    verdicts.push({
-      target,
-      row,
-      judged: 'median of the rounds (as built)',
-      value: `${fmt(driver.median)} ms`,
-      verdict: driver.median <= 25 ? 'PASS' : 'FAIL',
-    });
+  const verdicts = importTargets(results);
   const head = `import + first call in a fresh process vs koffi's own (ms; targets of issue 17; ${importRoundWords()}):`;
-  return { text: `${head}\n${importTable(v)}\n\nimport targets (issue 17):\n${verdictTable(verdicts)}`, verdicts };
+  return { text: `${head}\n${importTable(importVerdicts(results))}\n\nimport targets (issue 17):\n${verdictTable(verdicts)}`, verdicts };
 }
 
 /** Pageable copies (issue 26 §4): the table by size and its verdicts; `stg` undefined where the step was skipped. */

@@ -16,7 +16,7 @@ import {
   type InterleavedMeasuredRow,
   type Pass,
 } from '../bench/interleave';
-import { IMPORT_TARGETS, importVerdicts, measureImports, type ImportCase } from '../bench/import';
+import { IMPORT_TARGETS, importTargets, importVerdicts, measureImports, type ImportCase } from '../bench/import';
 import { rawPasses, typedPasses, fresh, type RawApi, type State } from '../bench/gpu';
 import { COPY_ROWS, wantsCopies } from '../bench/gpu-common';
 
@@ -312,6 +312,18 @@ describe('measureImports', () => {
     const o = v.find((x) => x.row === 'objects')!;
     expect(o.spread).toEqual([O - 5, O + 5]);
     expect(o.verdict).toBe('noisy');
+  });
+  test("issue 17's targets: driver and objects over koffi, and cuda-ts/driver ≤ 25 ms unless its first call failed", () => {
+    const ms: Record<string, number> = { koffi: 12, driver: 12 + D - 1, objects: 12 + O + 3 };
+    const t = importTargets(measureImports(cases, 2, 1, (c) => ({ ms: ms[c.name], result: 13000 })));
+    expect(t.map((v) => [v.row, v.verdict])).toEqual([
+      ['import_driver', 'PASS'],
+      ['import_objects', 'FAIL'],
+      ['import_driver', 'PASS'],
+    ]);
+    expect(t[2]).toMatchObject({ target: 'import + first call, cuda-ts/driver ≤ 25 ms', value: `${(12 + D - 1).toFixed(2)} ms` });
+    const failed = importTargets(measureImports(cases, 1, 1, (c) => ({ ms: ms[c.name], result: { error: 'no libcuda' } })));
+    expect(failed[2]).toMatchObject({ verdict: 'SKIP', why: 'first call failed: no libcuda' });
   });
 });
 
