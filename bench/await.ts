@@ -1,30 +1,18 @@
-// The "await" section of the bench (issue 46): awaiting GPU work against a blocking wait, in one process.
+// The "await" step of `npm run bench` (issue 46): awaiting GPU work against a blocking wait, in one process.
 //   npx tsx bench/await.ts [out.json]      (alone: prints its table and PASS/FAIL per target)
-// bench/run.ts runs it as a child (step 'await') and appends the same text and verdicts.
-//
-// Resume latency = the instant the awaiting code runs again minus the instant the kernel's last store
-// (a flag in pinned memory, after a spin on %globaltimer) became visible to the host, which a worker
-// thread spinning on that flag stamps (process.hrtime, one clock for both threads). Methods, interleaved
-// per repetition, each on its own stream: blocking synchronize(), `await stream.synchronized()`,
-// `await event.synchronized()`, the waiter parked from the start (no spin, no prediction), today's
-// polling (poll(): setImmediate 2 ms, then timers), a JS loop on cuStreamQuery and one on cuEventQuery
-// (both hold the event loop: the floor of any JS detector), koffi's `.async` cuStreamSynchronize; the
-// `parked` column counts the waits that parked. Then the hops of a parked wake apart, the CPU and
-// event-loop lag of a 200 ms await, 1,000 awaits over 64 streams, and the launch path.
-// Env: the waiter's (CUDA_TS_AWAIT=pipe|poll, CUDA_TS_AWAIT_PARK=stream, CUDA_TS_AWAIT_SPIN_US) and
-// BENCH_AWAIT_REPS (15).
+// Resume latency = the instant the awaiting code runs again minus the instant the kernel's last store (a
+// flag in pinned memory) became visible to the host, stamped by a worker thread spinning on that flag (one
+// clock for both threads). Then the CPU and event-loop lag of a 200 ms await, 1,000 awaits over 64 streams,
+// and the launch path with parked waits. Env: the waiter's (CUDA_TS_AWAIT*) and BENCH_AWAIT_REPS (15).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import * as net from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch, type Kernel } from '../src';
-import * as drv from '../src/driver';
 import { poll } from '../src/poll';
 import { configureWaits, waiterStats } from '../src/await/waiter';
 import { markerStats } from '../src/await/markers';
 import { wakeChannel } from '../src/await/wake';
-import { median, table } from './common';
-import { koffi } from '../support';
+import { median, reason, table } from './common';
 
 const REPS = Number(process.env.BENCH_AWAIT_REPS ?? 15);
 const SOURCE = `
@@ -57,7 +45,6 @@ interface Ctx {
   stamp: BigInt64Array;
 }
 let seq = 1;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Arms the watcher for the next flag value and launches a kernel of `ns` on `s` that raises it at its end. */
 function spinFlag(c: Ctx, s: Stream, ns: number): void {
@@ -76,7 +63,6 @@ async function once(c: Ctx, s: Stream, ns: number, wait: (s: Stream) => Promise<
   return Number(resumed - c.stamp[0]) / 1000;
 }
 
-const asyncSync = drv.native('cuStreamSynchronize') as unknown as { async?: (h: number, cb: (e: unknown, r: number) => void) => void };
 const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
   'blocking synchronize()': (s) => s.synchronize(),
   'await stream.synchronized()': (s) => s.synchronized(),
@@ -88,26 +74,7 @@ const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
       e.close();
     }
   },
-  'waiter parked at once': async (s) => {
-    const before = configureWaits();
-    configureWaits({ spinMicros: 0, predict: false });
-    try {
-      await s.synchronized();
-    } finally {
-      configureWaits(before);
-    }
-  },
   "today's poll()": (s) => poll(() => s.query(), 'poll'),
-  'cuStreamQuery loop (blocks)': (s) => {
-    while (!s.query()); // the floor of any JS detector; holds the event loop (diagnostic only)
-  },
-  'cuEventQuery loop (blocks)': (s) => {
-    const e = Event.create({ timing: false }).record(s);
-    while (!e.query()); // the same on an event recorded after the kernel (what a stream wait's marker is)
-    e.close();
-  },
-  '.async cuStreamSynchronize': (s) =>
-    new Promise<void>((res, rej) => asyncSync.async!(s.handle, (e, r) => (e || r ? rej(e ?? new Error(`status ${r}`)) : res()))),
 };
 
 /**
@@ -125,7 +92,7 @@ interface Verdict {
 }
 
 async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
-  const names = Object.keys(METHODS).filter((m) => !m.startsWith('.async') || typeof asyncSync.async === 'function');
+  const names = Object.keys(METHODS);
   const rows: string[][] = [];
   for (const ms of [0.05, 1, 20]) {
     const streams = names.map(() => Stream.create({ nonBlocking: true }));
@@ -316,152 +283,6 @@ async function launchPath(c: Ctx, verdicts: Verdict[]): Promise<string> {
   return `launch enqueue, 4 arguments (medians of 11, interleaved, order alternated; parkOn '${configureWaits().parkOn}'): ns per launch over 256 and over 2,000 launches; launch+synchronize µs:\n${table(['state', '256', '2,000', 'round trip'], rows)}`;
 }
 
-// The hops of a parked wake, measured apart: a worker thread posts a semaphore (stamped) that the main
-// thread sleeps on through koffi's .async (pool thread, then uv_async_send to the loop); and a worker
-// sleeping in a plain sem_wait that a host function (sem_post, after a 50 µs kernel) wakes.
-const HOPPER = `
-const { workerData } = require('node:worker_threads');
-const k = require(workerData.koffi); const koffi = typeof k.view === 'function' ? k : k.default;
-const libc = koffi.load('libc.so.6');
-const semPost = libc.func('int sem_post(void *)');
-const semWait = libc.func('int sem_wait(void *)');
-const fflush = libc.func('int fflush(void *)');
-const ctl = new Int32Array(workerData.sab, 0, 4);
-const stamp = new BigInt64Array(workerData.sab, 16, 2);
-for (;;) {
-  Atomics.wait(ctl, 0, 0);
-  const mode = Atomics.load(ctl, 0);
-  if (mode === 9) break;
-  if (mode === 1) { stamp[0] = process.hrtime.bigint(); semPost(workerData.semA); }
-  if (mode === 2) { semWait(workerData.semB); stamp[1] = process.hrtime.bigint(); }
-  if (mode === 3) { stamp[0] = process.hrtime.bigint(); fflush(workerData.file); }
-  Atomics.store(ctl, 0, 0);
-}`;
-
-/** What kernelHops needs of hops' rig: the hopper worker's control and stamps, its semaphore, the pipe's FILE. */
-interface HopRig {
-  ctl: Int32Array;
-  stamp: BigInt64Array;
-  semB: bigint;
-  file: bigint;
-  fputc: (ch: number, f: bigint) => number;
-  dlsym: (h: null, n: string) => bigint;
-  order: (mode: number) => void;
-  /** When the pipe's read end next sees data. */
-  nextData: () => Promise<bigint>;
-}
-
-/** Kernel end (flag) -> a host function (sem_post, fflush) -> the side that waits on it: report lines. */
-async function kernelHops(c: Ctx, s: Stream, h: HopRig): Promise<string[]> {
-  const lines: string[] = [];
-  // kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait runs
-  const postAddr = h.dlsym(null, 'sem_post');
-  const hostFunc = drv.native('cuLaunchHostFunc') as unknown as (stream: number, fn: bigint, data: bigint) => number;
-  const gpuHop: number[] = [];
-  for (let r = 0; r < 21; r++) {
-    h.order(2);
-    await sleep(1);
-    spinFlag(c, s, 50e3);
-    if (hostFunc(s.handle, postAddr, h.semB) !== 0) throw new Error('cuLaunchHostFunc failed');
-    for (let i = 0; Atomics.load(h.ctl, 0) !== 0 && i < 1e9; i++) if ((i & 1023) === 0) await sleep(0);
-    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
-    gpuHop.push(Number(h.stamp[1] - c.stamp[0]) / 1000);
-  }
-  lines.push(
-    `kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait: median ${median(gpuHop).toFixed(1)} µs, max ${Math.max(...gpuHop).toFixed(1)}`,
-  );
-  const flushAddr = h.dlsym(null, 'fflush');
-  const gpuPipe: number[] = [];
-  for (let r = 0; r < 21; r++) {
-    h.fputc(120, h.file);
-    const back = h.nextData();
-    await sleep(1);
-    spinFlag(c, s, 50e3);
-    if (hostFunc(s.handle, flushAddr, h.file) !== 0) throw new Error('cuLaunchHostFunc failed');
-    const t = await back;
-    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
-    gpuPipe.push(Number(t - c.stamp[0]) / 1000);
-  }
-  lines.push(
-    `kernel end (flag) -> host function fflush -> pipe -> JS on the main loop: median ${median(gpuPipe).toFixed(1)} µs, max ${Math.max(...gpuPipe).toFixed(1)}`,
-  );
-  return lines;
-}
-
-async function hops(c: Ctx): Promise<string> {
-  const libc = koffi.load('libc.so.6');
-  const malloc = libc.func('void *malloc(size_t)') as unknown as (n: number) => bigint;
-  const semInit = libc.func('int sem_init(void *, int, unsigned int)') as unknown as (p: bigint, a: number, b: number) => number;
-  const semWait = libc.func('int sem_wait(void *)') as unknown as { async(p: bigint, cb: (e: unknown, r: number) => void): void };
-  const dlsym = libc.func('void *dlsym(void *, const char *)') as unknown as (h: null, n: string) => bigint;
-  const semA = BigInt(malloc(64));
-  const semB = BigInt(malloc(64));
-  semInit(semA, 0, 0);
-  semInit(semB, 0, 0);
-  const sab = new SharedArrayBuffer(32);
-  const ctl = new Int32Array(sab, 0, 4);
-  const stamp = new BigInt64Array(sab, 16, 2);
-  // a pipe whose write end is a buffered FILE: fflush (one pointer argument, a host function) writes
-  // the byte fputc left there, and the main loop's epoll sees the read end (net.Socket) at once
-  const pipeFn = libc.func('int pipe(_Out_ int *fds)') as unknown as (fds: Int32Array) => number;
-  const fds = new Int32Array(2);
-  if (pipeFn(fds) !== 0) throw new Error('pipe failed');
-  const file = BigInt((libc.func('void *fdopen(int, const char *)') as unknown as (fd: number, m: string) => bigint)(fds[1], 'w'));
-  const fputc = libc.func('int fputc(int, void *)') as unknown as (ch: number, f: bigint) => number;
-  const sock = new net.Socket({ fd: fds[0], readable: true, writable: false });
-  let onData: ((t: bigint) => void) | undefined;
-  sock.on('data', () => onData?.(process.hrtime.bigint()));
-  const w = new Worker(HOPPER, { eval: true, workerData: { sab, semA, semB, file, koffi: require.resolve('koffi') } });
-  const order = (mode: number): void => {
-    Atomics.store(ctl, 0, mode);
-    Atomics.notify(ctl, 0);
-  };
-  const lines: string[] = [];
-  // a turn of the event loop while something spins on setImmediate
-  let turnsDone = 0;
-  const tTurn = performance.now();
-  while (performance.now() - tTurn < 20) await new Promise((r) => setImmediate(r)).then(() => turnsDone++);
-  lines.push(`a setImmediate turn of the event loop: ${((20 * 1000) / turnsDone).toFixed(2)} µs`);
-  const s = Stream.create({ nonBlocking: true });
-  const ev = Event.create({ timing: false }).record(s);
-  s.synchronize();
-  const tq = process.hrtime.bigint();
-  for (let i = 0; i < 10_000; i++) s.query();
-  const tq2 = process.hrtime.bigint();
-  for (let i = 0; i < 10_000; i++) ev.query();
-  lines.push(
-    `cuStreamQuery through Stream.query(): ${(Number(tq2 - tq) / 1e4).toFixed(0)} ns; cuEventQuery through Event.query(): ${(Number(process.hrtime.bigint() - tq2) / 1e4).toFixed(0)} ns`,
-  );
-  // sem_post in a worker -> koffi .async sem_wait returns -> JS callback on the (sleeping) main loop
-  const asyncHop: number[] = [];
-  for (let r = 0; r < 21; r++) {
-    const back = new Promise<bigint>((res) => semWait.async(semA, () => res(process.hrtime.bigint())));
-    await sleep(2);
-    order(1);
-    asyncHop.push(Number((await back) - stamp[0]) / 1000);
-    while (Atomics.load(ctl, 0) !== 0);
-  }
-  lines.push(`sem_post (worker) -> koffi .async sem_wait -> JS callback: median ${median(asyncHop).toFixed(1)} µs, max ${Math.max(...asyncHop).toFixed(1)}`);
-  const pipeHop: number[] = [];
-  for (let r = 0; r < 21; r++) {
-    fputc(120, file);
-    const back = new Promise<bigint>((res) => (onData = res));
-    await sleep(2);
-    order(3);
-    pipeHop.push(Number((await back) - stamp[0]) / 1000);
-    while (Atomics.load(ctl, 0) !== 0);
-  }
-  lines.push(`fflush (worker) -> pipe -> net.Socket 'data' on the main loop: median ${median(pipeHop).toFixed(1)} µs, max ${Math.max(...pipeHop).toFixed(1)}`);
-  lines.push(...(await kernelHops(c, s, { ctl, stamp, semB, file, fputc, dlsym, order, nextData: () => new Promise<bigint>((res) => (onData = res)) })));
-  sock.destroy();
-  s.synchronize();
-  ev.close();
-  s.close();
-  order(9);
-  await w.terminate();
-  return `hops of a wake:\n  ${lines.join('\n  ')}`;
-}
-
 export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[] }> {
   Device.get(0).setCurrent();
   const program = new Program(SOURCE, { name: 'await-bench.cu' }).compile();
@@ -478,7 +299,6 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
   const parts: string[] = [`awaiting GPU work (issue 46): wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`];
   try {
     parts.push(await latency(c, verdicts));
-    parts.push(await hops(c));
   } finally {
     Atomics.store(c.ctl, 1, 1);
     Atomics.notify(c.ctl, 0);
@@ -508,7 +328,7 @@ if (require.main === module || process.argv[1] === __filename) {
       process.exit(0);
     },
     (e) => {
-      console.error(e);
+      console.error(`await: ${reason(e)}`);
       process.exit(1);
     },
   );

@@ -10,7 +10,7 @@
 // algBW = bytes / time per all-reduce, busBW = algBW × 2(n−1)/n (nccl-tests). NCCL_NVLS_ENABLE=0 for
 // both sides: no NVLink multicast. Prints one table; writes bench/results/multigpu.json (and
 // $OUT/multigpu.json when $OUT is set). Env: BENCH_SCALE (pass length), PYTHON (default python3).
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ncclGetVersion } from '../generated/13.0/nccl';
 import { Communicator, Device, DeviceBuffer, Stream, canAccessPeer, copyPeer, enablePeerAccess } from '../src';
@@ -165,38 +165,24 @@ async function cudaTs(): Promise<{ impl: ImplResult; count: number }> {
   return { impl: impl.result(), count };
 }
 
-/** Runs the PyTorch side; its JSON is the last line of its stdout. Progress passes through stderr. */
-function pytorch(): Promise<ImplResult> {
+/** Runs the PyTorch side; its JSON is the last line of its stdout (its progress goes to stderr, passed through). */
+function pytorch(): ImplResult {
   const py = process.env.PYTHON || 'python3';
   const script = join(BENCH_DIR, 'python', 'bench_torch_allreduce.py');
-  return new Promise((resolve) => {
-    const child = spawn(py, [script], { cwd: REPO_ROOT, env: { ...process.env, NCCL_NVLS_ENABLE: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d;
-      process.stderr.write(d);
-    });
-    child.on('error', (e) => (stderr += `\n${reason(e)}`));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const last = stdout
-        .trim()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .pop();
-      if (code === 0 && last) {
-        try {
-          return resolve(JSON.parse(last) as ImplResult);
-        } catch {
-          /* reported below */
-        }
-      }
-      resolve({ impl: 'pytorch', meta: {}, rows: {}, skipped: `${script} exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 400)}` });
-    });
+  const r = spawnSync(py, [script], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NCCL_NVLS_ENABLE: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    timeout: 300_000,
   });
+  const last = (r.stdout ?? '')
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .pop();
+  if (r.status === 0 && last) return JSON.parse(last) as ImplResult;
+  return { impl: 'pytorch', meta: {}, rows: {}, skipped: `${script} exited ${r.status ?? r.signal}${r.error ? `: ${reason(r.error)}` : ''}` };
 }
 
 function cell(r: ImplResult, name: string): string {
@@ -208,7 +194,7 @@ async function main(): Promise<void> {
   log('--- cuda-ts');
   const { impl: ts, count } = await cudaTs();
   log('--- pytorch');
-  const torch = count >= 2 ? await pytorch() : { impl: 'pytorch', meta: {}, rows: {}, skipped: `needs 2+ GPUs, found ${count}` };
+  const torch = count >= 2 ? pytorch() : { impl: 'pytorch', meta: {}, rows: {}, skipped: `needs 2+ GPUs, found ${count}` };
   const rows = ROWS.map((name) => {
     const a = ts.rows[name];
     const b = torch.rows?.[name];

@@ -3,7 +3,7 @@
 // architecture, the compiler: NVRTC's library file, src/library-file.ts, or a linker's version), so a
 // second process compiling the same kernel reads a file instead of spending ~17 ms in NVRTC (H200,
 // the bench's small kernel) and ~10 ms loading it. The hit path is what a fresh process pays
-// (bench/kernel-cache-cpu.ts times it without a GPU): each distinct function's first use counts, so
+// (`bench/kernel-cache.ts --stand-in` times it without a GPU): each distinct function's first use counts, so
 // it avoids node:crypto (first digest ~0.4 ms) and keeps to a few fs calls.
 //
 // Where: CUDA_TS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-ts/kernels, else ~/.cache/cuda-ts/kernels.

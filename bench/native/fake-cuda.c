@@ -1,4 +1,4 @@
-/* Stand-ins for libcuda and libnvrtc, for bench/kernel-cache-cpu.ts on a machine without a GPU or a
+/* Stand-ins for libcuda and libnvrtc, for `bench/kernel-cache.ts --stand-in` on a machine without a GPU or a
  * CUDA toolkit: the few entry points Program.compile's path calls, with the C signatures the bindings
  * declare, so the objects layer runs its real code (koffi, the binder, the kernel cache) around them.
  * Built twice: -DFAKE_DRIVER gives libcuda.so.1, -DFAKE_NVRTC libnvrtc.so.13. Written for this project

@@ -1,38 +1,21 @@
 #!/usr/bin/env python3
-"""Python-side baselines for the cuda-ts binding benchmarks: cuda-python (cuda.bindings.driver),
-cuda.core and CuPy, measured with the same method as bench/native/bench.c.
+"""Step 3 of `npm run bench`: the Python columns (cuda-python's cuda.bindings.driver, cuda.core and CuPy), measured
+with bench/native/bench.c's method and row names.
 
-Run (GPU machine):
-    python3 bench/python/bench_cuda_python.py > python.json
-    python3 bench/python/bench_cuda_python.py --only cuda-python,cupy --ptx bench/native/kernels.ptx
+    python3 bench/python/bench_cuda_python.py [--ptx bench/native/kernels.ptx]
 
-Env: BENCH_PTX (PTX path; default ../native/kernels.ptx beside this file), BENCH_SCALE (loop-count
-multiplier, default 1), BENCH_DEVICE (ordinal, default 0), BENCH_BUDGET_S (default 55: rows that
-would start after that many seconds are skipped, so the whole run stays under a minute).
+Env: BENCH_SCALE (loop-count multiplier), BENCH_DEVICE (ordinal), BENCH_BUDGET_S (default 55: rows that would
+start later are skipped, so the run stays under a minute).
+Output on stdout: ONE JSON list, an object per implementation (progress on stderr):
+    [{"impl": "cuda-python", "meta": {...}, "rows": {"<row>": {"median", "unit": "ns"|"GB/s"|"ms", "n", "reps"}}}, ...]
+a row that fails is {"skipped": why}, an implementation that cannot be imported or set up {"impl", "skipped"}.
 
-Output on stdout: ONE JSON list, one object per implementation (progress goes to stderr):
-    [{"impl":"cuda-python","meta":{...},"rows":{"<row>":{"median":X,"unit":"ns"|"GB/s"|"ms",
-                                                   "n":OPS_PER_REP,"reps":[...5 values]}}},
-     {"impl":"cuda.core",...}, {"impl":"cupy",...}]
-A row that fails or is not available is {"skipped": "reason"}; an implementation that cannot be
-imported or set up is {"impl": NAME, "skipped": "reason"}.
-
-Method (same as bench.c; see the comment at its top):
-  - one untimed warm-up pass, then 5 timed passes (time.perf_counter_ns, CLOCK_MONOTONIC on Linux);
-    rep value = pass_ns / ops ("ns"), bytes / pass_ns ("GB/s", 1 GB = 1e9 B), or pass_ms ("ms");
-    median of the 5.
-  - launches: grid 1x1x1, block 1x1x1, no shared memory, on one CU_STREAM_NON_BLOCKING stream;
-    a stream synchronize after every 1000 launches, inside the timed region, ns per launch.
-  - every call's status is checked inside the timed loops (cuda-python returns (CUresult, ...)).
-  - cuda-python and cuda.core launch the kernels of bench/native/kernels.ptx (the same PTX as the
-    C baseline); CuPy compiles CUDA C kernels with the same signatures and empty bodies
-    (cupy.RawKernel, NVRTC), as the brief for CuPy asks.
-Row names match bench.c where the operation is the same. Extra rows:
-  - launch_4args_prepacked / launch_16args_prepacked (cuda-python): kernelParams passed as the
-    address of a void*[] built once with ctypes, i.e. cuda-python's fastest path; the plain rows use
-    the documented ((values), (ctypes types)) tuple form, which cuda-python re-packs every call.
-  - nvrtc_compile_small (cuda-python): nvrtcCreateProgram + nvrtcCompileProgram (compute_XY of the
-    device) + nvrtcGetPTXSize + nvrtcGetPTX + nvrtcDestroyProgram of a small saxpy kernel, ms each.
+Method (as bench.c's): one untimed warm-up pass, then 5 timed passes (time.perf_counter_ns), median; launches
+1x1x1 on one non-blocking stream, a synchronize every 1000 launches inside the timed region; every status checked
+in the timed loops. cuda-python and cuda.core launch bench/native/kernels.ptx; CuPy compiles CUDA C kernels of the
+same signatures (cupy.RawKernel). Extra rows: launch_*args_prepacked (cuda-python's fastest path: kernelParams as
+the address of a void*[] built once, where the plain rows pass the documented (values, types) tuples it re-packs
+every call) and nvrtc_compile_small (cuda-python: create, compile for the device, get PTX, destroy; ms each).
 """
 
 import argparse
@@ -43,7 +26,6 @@ import os
 import statistics
 import sys
 import time
-import traceback
 
 REPS = 5
 BATCH = 1000
@@ -80,11 +62,11 @@ def scaled(base, multiple):
     return max(n, multiple)
 
 
-def measure(pass_fn, ops, warm_ops, unit="ns", bytes_per_op=0):
-    """Runs pass_fn(warm_ops) once untimed, then pass_fn(ops) REPS times, timed."""
+def measure(pass_fn, ops, warm_ops, unit="ns", bytes_per_op=0, reps_count=REPS):
+    """Runs pass_fn(warm_ops) once untimed, then pass_fn(ops) reps_count times, timed."""
     pass_fn(warm_ops)
     reps = []
-    for _ in range(REPS):
+    for _ in range(reps_count):
         t0 = time.perf_counter_ns()
         pass_fn(ops)
         dt = time.perf_counter_ns() - t0 or 1
@@ -121,8 +103,6 @@ class Impl:
         except Exception as e:  # noqa: BLE001 - every failure becomes a skipped row
             self.rows[name] = {"skipped": reason(e)}
             log(f"{self.name:12s} {name:28s} skipped: {reason(e)}")
-            if os.environ.get("BENCH_DEBUG"):
-                traceback.print_exc(file=sys.stderr)
 
     def skip(self, name, why):
         self.rows[name] = {"skipped": why}
@@ -663,24 +643,10 @@ def bench_cupy():
 
 # --------------------------------------------------------------------------------------------
 
-def find_ptx(arg):
-    here = os.path.dirname(os.path.abspath(__file__))
-    for p in (arg, os.environ.get("BENCH_PTX"), os.path.join(here, "..", "native", "kernels.ptx")):
-        if p:
-            if os.path.isfile(p):
-                return os.path.abspath(p)
-            if p is arg:
-                raise SystemExit(f"bench_cuda_python: PTX file not found: {p}")
-    raise SystemExit("bench_cuda_python: kernels.ptx not found (use --ptx or BENCH_PTX)")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ptx", help="path to kernels.ptx (default: $BENCH_PTX or ../native/kernels.ptx)")
-    ap.add_argument("--only", help="comma-separated subset of: cuda-python,cuda.core,cupy")
-    args = ap.parse_args()
-
-    ptx_path = find_ptx(args.ptx)
+    ap.add_argument("--ptx", default=os.environ.get("BENCH_PTX") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "native", "kernels.ptx"))
+    ptx_path = os.path.abspath(ap.parse_args().ptx)
     with open(ptx_path, "rb") as f:
         ptx = f.read()
     if not ptx.endswith(b"\0"):
@@ -692,15 +658,8 @@ def main():
         ("cuda.core", lambda: bench_cuda_core(ptx)),
         ("cupy", bench_cupy),
     ]
-    only = {s.strip() for s in args.only.split(",")} if args.only else None
-    if only:
-        unknown = only - {n for n, _ in impls}
-        if unknown:
-            raise SystemExit(f"bench_cuda_python: unknown --only entries: {sorted(unknown)}")
     out = []
     for name, fn in impls:
-        if only and name not in only:
-            continue
         if time.monotonic() - T_START > BUDGET_S:
             out.append({"impl": name, "skipped": f"time budget of {BUDGET_S:g} s used up"})
             continue
@@ -708,8 +667,6 @@ def main():
             out.append(fn())
         except Exception as e:  # noqa: BLE001 - an unavailable implementation is a skipped entry
             log(f"{name}: skipped: {reason(e)}")
-            if os.environ.get("BENCH_DEBUG"):
-                traceback.print_exc(file=sys.stderr)
             out.append({"impl": name, "skipped": reason(e)})
     for entry in out:
         entry.setdefault("meta", {})["ptx"] = ptx_path

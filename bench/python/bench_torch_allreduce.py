@@ -1,26 +1,10 @@
 #!/usr/bin/env python3
-"""PyTorch baseline for bench/multigpu.ts: NCCL all-reduce of 256 MiB float32 across every GPU
-(torch.distributed, one process per GPU through torch.multiprocessing.spawn) and peer copies of
-256 MiB from GPU 0 to GPU 1, measured with the method of bench/common.ts.
-
-Run (GPU machine, 2+ GPUs):
-    NCCL_NVLS_ENABLE=0 python3 bench/python/bench_torch_allreduce.py > torch.json
-
-Env: BENCH_SCALE (pass-length multiplier, default 1). NCCL_NVLS_ENABLE is forced to 0 (no NVLink
-multicast) before NCCL starts, in this process and the spawned ones.
-
-Output on stdout: ONE JSON object (progress goes to stderr):
-    {"impl": "pytorch", "meta": {...}, "rows": {"<row>": {"median": X, "unit": "GB/s", "n": OPS,
-                                                          "reps": [...5 values]} | {"skipped": why}}}
-or {"impl": "pytorch", "skipped": why} when torch or its CUDA is unavailable.
-
-Method: one untimed warm-up pass, then 5 timed passes (time.perf_counter_ns around the whole pass,
-ending with a device synchronize); rep value = bytes * ops / pass_ns (GB/s, 1 GB = 1e9 B); median of 5.
-  - peer_copy_sync_256MiB: dst.copy_(src) then synchronize, per copy (cuda:0 -> cuda:1);
-  - peer_copy_async_256MiB: OPS copies enqueued, one synchronize at the end;
-  - allreduce_256MiB_f32_algbw: dist.all_reduce (sum, in place) of 64 Mi float32, OPS per pass; every
-    rank times its passes after a barrier and the slowest rank's time counts for each pass;
-  - allreduce_256MiB_f32_busbw: algbw * 2 * (n - 1) / n, the bus bandwidth of nccl-tests.
+"""PyTorch's side of bench/multigpu.ts: peer copies of 256 MiB from GPU 0 to GPU 1 (dst.copy_(src), synchronized
+per copy, and enqueued with one synchronize per pass) and an NCCL all-reduce (sum, in place) of 64 Mi float32 on
+every GPU (torch.distributed, one process per GPU through torch.multiprocessing.spawn; each rank times its passes
+after a barrier, the slowest rank's time counts; busbw = algbw * 2(n - 1)/n, as nccl-tests). One warm-up pass,
+then 5 timed passes, median GB/s. NCCL_NVLS_ENABLE is forced to 0 (no NVLink multicast). Env: BENCH_SCALE.
+Prints ONE JSON object: {"impl": "pytorch", "meta": {...}, "rows": {...}} or {"impl": "pytorch", "skipped": why}.
 """
 
 import json
@@ -33,8 +17,9 @@ import time
 import traceback
 
 os.environ["NCCL_NVLS_ENABLE"] = "0"  # before NCCL initialises, here and in the spawned ranks
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_cuda_python import REPS, measure, scaled  # noqa: E402
 
-REPS = 5
 BYTES = 256 << 20
 
 
@@ -42,26 +27,8 @@ def log(msg):
     sys.stderr.write(f"bench-torch: {msg}\n")
 
 
-def scaled(base):
-    try:
-        s = float(os.environ.get("BENCH_SCALE", "1"))
-    except ValueError:
-        s = 1.0
-    return max(1, round(base * (s if s > 0 else 1.0)))
-
-
 def row(reps_gbps, ops):
     return {"median": round(statistics.median(reps_gbps), 4), "unit": "GB/s", "n": ops, "reps": [round(x, 4) for x in reps_gbps]}
-
-
-def measure(pass_fn, ops, warm, nbytes):
-    pass_fn(warm)
-    reps = []
-    for _ in range(REPS):
-        t0 = time.perf_counter_ns()
-        pass_fn(ops)
-        reps.append(nbytes * ops / max(1, time.perf_counter_ns() - t0))
-    return row(reps, ops)
 
 
 def free_port():
@@ -73,7 +40,7 @@ def free_port():
 def peer_copy_rows(torch, rows):
     src = torch.full((BYTES,), 1, dtype=torch.uint8, device="cuda:0")
     dst = torch.zeros((BYTES,), dtype=torch.uint8, device="cuda:1")
-    ops = scaled(10)
+    ops = scaled(10, 1)
 
     def sync_both():
         torch.cuda.synchronize(0)
@@ -91,7 +58,7 @@ def peer_copy_rows(torch, rows):
 
     for name, fn in (("peer_copy_sync_256MiB", sync_pass), ("peer_copy_async_256MiB", async_pass)):
         try:
-            rows[name] = measure(fn, ops, 2, BYTES)
+            rows[name] = measure(fn, ops, 2, "GB/s", BYTES)
             log(f"{name:28s} {rows[name]['median']:10.2f} GB/s")
         except Exception as e:  # a failing row is reported, never fatal
             rows[name] = {"skipped": f"{type(e).__name__}: {e}"}
@@ -134,7 +101,7 @@ def allreduce_rank(rank, world, port, ops, warm, out_dir):
 def allreduce_rows(torch, world, rows):
     import torch.multiprocessing as mp
 
-    ops, warm = scaled(20), 5
+    ops, warm = scaled(20, 1), 5
     out_dir = tempfile.mkdtemp(prefix="cuda-ts-torch-")
     mp.spawn(allreduce_rank, args=(world, free_port(), ops, warm, out_dir), nprocs=world, join=True)
     ranks = []

@@ -102,7 +102,7 @@ export type PlanApi = Pick<CufftApi, 'binder' | 'cufftSetStream' | 'cufftSetWork
  * The C function behind each cufftExec* typed function, bound once per process through the typed
  * module's own binder. The plan calls it directly: its operands were checked once (and the addresses
  * are numbers of a checked buffer), while the typed function would check each address again per call,
- * an `x % 1` on a heap number apiece (15-30 ns a call on the dev machine: bench/math-fft-cpu.ts's typed
+ * an `x % 1` on a heap number apiece (15-30 ns a call on the dev machine: bench/math-cpu.ts fft's typed
  * row). A failing status becomes the typed layer's own CufftError.
  */
 const execs = new WeakMap<PlanApi, Map<ExecName, Exec>>();
