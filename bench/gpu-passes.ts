@@ -1,6 +1,7 @@
 // The timed passes of bench/gpu.ts for the C-shaped layers: koffi declarations and cuda-ts's raw layer
 // (rawPasses, one source for both), the typed layer (typedPasses), and NVRTC compile.
 import koffi from 'koffi';
+import type { CUdevice_attribute, CUdeviceptr, CUevent, CUfunction, CUstream } from '../generated/13.0/driver/types';
 import { type Driver, type Passes, type RawApi, SAXPY, type State } from './gpu-common';
 
 // Self-contained (re-evaluated from its source text for each implementation: no outer references).
@@ -135,19 +136,19 @@ export function typedPasses(cuIn: Driver, S: State): Passes {
   const outF = new Float32Array(1);
   const COPY_BYTES = S.COPY_BYTES;
   const ALLOC_BYTES = S.ALLOC_BYTES;
-  const st = S.stream as unknown as import('../generated/13.0/driver/types').CUstream;
+  const st = S.stream as unknown as CUstream;
   const BATCH = S.BATCH;
   const launchBatched = (f: number, params: BigUint64Array | null) => (ops: number) => {
-    const fn = f as unknown as import('../generated/13.0/driver/types').CUfunction;
+    const fn = f as unknown as CUfunction;
     for (let i = 0; i < ops; i++) {
       cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, st, params, null);
       if ((i + 1) % BATCH === 0) cu.cuStreamSynchronize(st);
     }
     if (ops % BATCH) cu.cuStreamSynchronize(st);
   };
-  const dBig = S.dBig as unknown as import('../generated/13.0/driver/types').CUdeviceptr;
-  const evA = S.evStart as unknown as import('../generated/13.0/driver/types').CUevent;
-  const evB = S.evStop as unknown as import('../generated/13.0/driver/types').CUevent;
+  const dBig = S.dBig as unknown as CUdeviceptr;
+  const evA = S.evStart as unknown as CUevent;
+  const evB = S.evStop as unknown as CUevent;
   const copy = (h2d: boolean, host: number | Uint8Array) => (ops: number) => {
     for (let i = 0; i < ops; i++) {
       if (h2d) cu.cuMemcpyHtoDAsync(dBig, host, COPY_BYTES, st);
@@ -155,7 +156,7 @@ export function typedPasses(cuIn: Driver, S: State): Passes {
     }
     cu.cuStreamSynchronize(st);
   };
-  const attr = S.attrSm as import('../generated/13.0/driver/types').CUdevice_attribute;
+  const attr = S.attrSm as CUdevice_attribute;
   return {
     cuCtxGetCurrent: (ops) => {
       let acc = 0;
@@ -172,7 +173,7 @@ export function typedPasses(cuIn: Driver, S: State): Passes {
     launch_4args: launchBatched(S.fArgs4, S.params4),
     launch_16args: launchBatched(S.fArgs16, S.params16),
     launch_sync: (ops) => {
-      const f = S.fEmpty as unknown as import('../generated/13.0/driver/types').CUfunction;
+      const f = S.fEmpty as unknown as CUfunction;
       for (let i = 0; i < ops; i++) {
         cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, st, null, null);
         cu.cuStreamSynchronize(st);

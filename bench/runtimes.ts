@@ -1,13 +1,9 @@
-// Trivial typed calls under Node, Bun and Deno (issue 26): libcudart's cudaRuntimeGetVersion, which
-// needs no GPU, so this runs on the CPU machine too, and where a driver answers, the issue's
-// cuCtxGetCurrent and cuDeviceGetAttribute. Columns: the runtimes; rows: the typed call
-// through the runtime's default FFI (koffi under Node; bun:ffi / Deno.dlopen under Bun / Deno), the
-// typed call forced onto koffi (CUDA_TS_FFI=koffi), and the raw FFI call without cuda-ts (koffi, and
-// the runtime's own FFI). Each runtime runs the same CommonJS copy of the tree (scripts/cjs-tree.ts:
-// Deno cannot run the TypeScript sources), in a process of its own; nanoseconds per call, median of
-// REPEATS rounds of N calls.
-//   npx tsx bench/runtimes.ts            BUN=/path/to/bun DENO=/path/to/deno (else on PATH, else /tmp/bun/bun, /tmp/deno/deno)
-//   OUT=dir writes runtimes.json there
+// Trivial typed calls under Node, Bun and Deno, on the CPU machine too (run by test/gpu/run-all.sh):
+// libcudart's cudaRuntimeGetVersion (no GPU needed) and, where a driver answers, cuCtxGetCurrent and
+// cuDeviceGetAttribute; typed through the runtime's default FFI and forced onto koffi, and the bare call
+// through koffi and through the runtime's own FFI. Each runtime runs the same CommonJS copy of the tree
+// (scripts/cjs-tree.ts) in its own process; ns per call, median of REPEATS rounds of N calls.
+//   npx tsx bench/runtimes.ts            BUN=… DENO=… (bench/runtime-binaries.ts); OUT=dir writes runtimes.json
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
