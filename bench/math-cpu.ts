@@ -37,6 +37,12 @@ const ROUNDS = Number(process.env.REPS ?? 7);
 /** This process's CPU time (default; steadier than the wall clock on a shared machine) or, with CLOCK=wall, the wall clock. */
 const CPU_CLOCK = process.env.CLOCK !== 'wall';
 const at = (i: number): number => 0x7f0000000000 + i * 0x100000;
+/** A pass of `ops` calls of `call`. */
+const loop =
+  (call: () => void): Pass =>
+  (ops) => {
+    for (let i = 0; i < ops; i++) call();
+  };
 
 /** A DeviceBuffer over an address nothing dereferences (the stand-ins never touch memory). */
 class FakeBuffer extends DeviceBuffer {
@@ -128,11 +134,6 @@ function blasBench(s: StandIn): CpuBench {
   const algo = mm.algorithms[0].algo;
   const [alpha, beta] = [new Float32Array([1]), new Float32Array([0])];
   const h = blas.handle;
-  const loop =
-    (call: () => void): Pass =>
-    (ops) => {
-      for (let i = 0; i < ops; i++) call();
-    };
   const scaling = { alpha: 2, beta: 0.5 };
   const lt = [0x1000, 0x1001, 0x1002, 0x1003, 0x1004, 0x1005] as never[];
   return {
@@ -172,11 +173,6 @@ function fftBench(s: StandIn): CpuBench {
   // V8 fold the typed layer's per-address checks away)
   const addr = { input: 0, output: 0 };
   for (const b of [sy, sx]) [addr.input, addr.output] = [b.ptr, b === sx ? sy.ptr : sx.ptr];
-  const loop =
-    (call: () => void): Pass =>
-    (ops) => {
-      for (let i = 0; i < ops; i++) call();
-    };
   return {
     title: 'a 1k C2C cufftExecC2C',
     passes: {
@@ -209,11 +205,6 @@ function sparseBench(s: StandIn): CpuBench {
   const typed = loadCusparse().cusparseSpMV;
   const [alpha, beta] = [new Float32Array([1]), new Float32Array([0])];
   const scaling = { alpha: 2, beta: 0.5 };
-  const loop =
-    (call: () => void): Pass =>
-    (ops) => {
-      for (let i = 0; i < ops; i++) call();
-    };
   return {
     title: 'a cusparseSpMV',
     passes: {

@@ -20,7 +20,6 @@ every call) and nvrtc_compile_small (cuda-python: create, compile for the device
 
 import argparse
 import ctypes
-import importlib
 import json
 import os
 import statistics
@@ -394,20 +393,12 @@ def bench_cuda_python(ptx):
 def bench_cuda_core(ptx):
     impl = Impl("cuda.core")
     t0 = time.perf_counter()
-    core = None
-    errors = []
-    for modname in ("cuda.core", "cuda.core.experimental"):
-        try:
-            m = importlib.import_module(modname)
-        except Exception as e:  # noqa: BLE001
-            errors.append(f"{modname}: {reason(e)}")
-            continue
-        if hasattr(m, "Device") and hasattr(m, "launch") and hasattr(m, "LaunchConfig"):
-            core = m
-            break
-        errors.append(f"{modname}: no Device/launch/LaunchConfig")
-    if core is None:
-        raise ImportError("; ".join(errors))
+    try:
+        import cuda.core as core
+
+        core.launch  # noqa: B018 - before 0.4 the API lives in cuda.core.experimental
+    except (ImportError, AttributeError):
+        import cuda.core.experimental as core
     impl.meta["import_s"] = round(time.perf_counter() - t0, 4)
     impl.meta["module"] = core.__name__
     impl.meta["version"] = getattr(core, "__version__", None) or pkg_version("cuda-core")
@@ -422,70 +413,13 @@ def bench_cuda_core(ptx):
         stream = dev.create_stream()
     impl.meta["device"] = getattr(dev, "name", None)
 
-    # Kernels: the shared PTX through ObjectCode if possible, else NVRTC through Program.
-    kernels = None
-    ObjectCode = getattr(core, "ObjectCode", None)
-    load_errors = []
-    if ObjectCode is not None:
-        ways = []
-        if hasattr(ObjectCode, "from_ptx"):  # >= 0.2: from_ptx(bytes) = in-memory PTX (a str is a path)
-            ways.append(("ObjectCode.from_ptx", lambda: ObjectCode.from_ptx(ptx)))
-        ways.append(("ObjectCode(ptx, 'ptx')", lambda: ObjectCode(ptx, "ptx")))  # 0.1.x constructor
-        for how, make in ways:
-            try:
-                obj = make()
-                kernels = {k: obj.get_kernel(k) for k in ("empty", "args4", "args16")}
-                impl.meta["kernel_source"] = f"kernels.ptx via {how}"
-                break
-            except Exception as e:  # noqa: BLE001
-                load_errors.append(f"{how}: {reason(e)}")
-    if kernels is None and hasattr(core, "Program"):
-        try:
-            cc = dev.compute_capability
-            arch = f"sm_{cc[0]}{cc[1]}"
-            Program = core.Program
-            ProgramOptions = getattr(core, "ProgramOptions", None)
-            if ProgramOptions is not None:
-                prog = Program(CUPY_SOURCE, code_type="c++", options=ProgramOptions(arch=arch))
-                obj = prog.compile("cubin")
-            else:
-                prog = Program(CUPY_SOURCE, "c++")
-                obj = prog.compile("cubin", options=(f"-arch={arch}",))
-            kernels = {k: obj.get_kernel(k) for k in ("empty", "args4", "args16")}
-            impl.meta["kernel_source"] = f"CUDA C via Program (NVRTC, {arch})"
-        except Exception as e:  # noqa: BLE001
-            load_errors.append(f"Program: {reason(e)}")
-    if kernels is None:
-        raise RuntimeError("no way to load kernels: " + "; ".join(load_errors))
-    if load_errors:
-        impl.meta["kernel_load_notes"] = load_errors
-
-    # LaunchConfig / launch signatures: new launch(stream, config, kernel, *args);
-    # old (0.1.x) launch(kernel, config, *args) with LaunchConfig(..., stream=stream).
+    obj = core.ObjectCode.from_ptx(ptx)  # bytes: in-memory PTX (a str would be a path)
+    kernels = {k: obj.get_kernel(k) for k in ("empty", "args4", "args16")}
+    impl.meta["kernel_source"] = "kernels.ptx via ObjectCode.from_ptx"
     cfg = LaunchConfig(grid=1, block=1)
-    launch_style = None
-    try:
-        launch(stream, cfg, kernels["empty"])
-        launch_style = "launch(stream, config, kernel, *args)"
-    except Exception as e_new:  # noqa: BLE001 - old versions reject a Stream in the kernel slot
-        try:
-            cfg = LaunchConfig(grid=1, block=1, stream=stream)
-            launch(kernels["empty"], cfg)
-            launch_style = "launch(kernel, config(stream=...), *args)"
-        except Exception as e_old:  # noqa: BLE001
-            raise RuntimeError(f"launch: new style {reason(e_new)}; old style {reason(e_old)}")
-    stream.sync()
-    impl.meta["launch_style"] = launch_style
-    new_style = launch_style.startswith("launch(stream")
 
-    def allocate(size):
-        try:
-            return dev.allocate(size, stream=stream)  # stream is keyword-only (and required) in newer versions
-        except TypeError:
-            return dev.allocate(size)
-
-    buf_a = allocate(4096)
-    buf_b = allocate(4096)
+    buf_a = dev.allocate(4096, stream=stream)
+    buf_b = dev.allocate(4096, stream=stream)
     try:
         import numpy as np
         alpha, n = np.float32(1.5), np.uint32(1024)
@@ -497,22 +431,15 @@ def bench_cuda_core(ptx):
     def launcher(kernel, args):
         def run(ops):
             for _ in range(ops // BATCH):
-                if new_style:
-                    for _ in range(BATCH):
-                        launch(stream, cfg, kernel, *args)
-                else:
-                    for _ in range(BATCH):
-                        launch(kernel, cfg, *args)
+                for _ in range(BATCH):
+                    launch(stream, cfg, kernel, *args)
                 stream.sync()
         return run
 
     def p_launch_sync(ops):
         k = kernels["empty"]
         for _ in range(ops):
-            if new_style:
-                launch(stream, cfg, k)
-            else:
-                launch(k, cfg)
+            launch(stream, cfg, k)
             stream.sync()
 
     impl.row("launch_0args", lambda: measure(launcher(kernels["empty"], ()), scaled(5000, BATCH), BATCH))
