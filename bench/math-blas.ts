@@ -99,6 +99,11 @@ function main(): void {
       title: `Blas.gemm vs C (same process) and CuPy (${opsSmall} calls small, ${opsLarge} large)`,
       reps: REPS,
       columns: ['objects', 'C', 'Matmul.execute', 'C Lt'],
+      ratios: [
+        ['objects', 'C'],
+        ['Matmul.execute', 'C Lt'],
+        ['CuPy', 'C'],
+      ],
       verdicts: [
         { pass: 'objects', base: 'C' },
         { pass: 'Matmul.execute', base: 'C Lt' },

@@ -104,6 +104,8 @@ export interface MathReport {
   /** `pass`/`base` ≤ target (the row's unless given), judged on the ratio of medians, or with `perRepetition` the median of the per-repetition ratios. */
   verdicts: { pass: string; base: string; target?: number }[];
   perRepetition?: boolean;
+  /** The ratio columns as [column, base] (default: every other column and CuPy's to C). */
+  ratios?: [string, string][];
 }
 
 /** Times every row (interleaved repetitions), then prints the table, the verdict lines and one JSON line. */
@@ -112,6 +114,8 @@ export function runMath(device: Device, report: MathReport, rows: MathRow[], cup
   const theirs = cupy();
   if (typeof theirs === 'string') log(`CuPy column skipped: ${theirs}`);
   const cupyColumns = Object.entries(report.cupyColumns ?? { CuPy: '' });
+  const shown = [...report.columns, ...cupyColumns.map(([label]) => label)];
+  const ratios = report.ratios ?? shown.filter((c) => c !== 'C').map((c): [string, string] => [c, 'C']);
   const lines: string[][] = [];
   const verdicts: string[] = [];
   for (const { row, reps } of results) {
@@ -123,18 +127,16 @@ export function runMath(device: Device, report: MathReport, rows: MathRow[], cup
         : row.work
           ? `${fmt(ns / 1e6, 3)} ms (${fmt(row.work.amount / ns / (row.work.unit === 'TFLOP/s' ? 1e3 : 1))} ${row.work.unit})`
           : `${fmt(ns / 1e3, 2)} µs`;
-    const ratios = [...report.columns, ...cupyColumns.map(([label]) => label)].filter((c) => c !== 'C');
-    const ratio = (c: string) => (med[c] === undefined || med.C === undefined ? '—' : `${fmt(med[c] / med.C, 3)}×`);
-    lines.push([row.name, ...report.columns.map((c) => show(med[c])), ...cupyColumns.map(([label]) => show(med[label])), ...ratios.map(ratio)]);
+    const ratio = ([c, base]: [string, string]) => (med[c] === undefined || med[base] === undefined ? '—' : `${fmt(med[c] / med[base], 3)}×`);
+    lines.push([row.name, ...shown.map((c) => show(med[c])), ...ratios.map(ratio)]);
     for (const v of report.verdicts) {
       if (reps[v.pass] === undefined || reps[v.base] === undefined) continue;
       const r = report.perRepetition ? median(reps[v.pass].map((t, i) => t / reps[v.base][i])) : med[v.pass] / med[v.base];
       verdicts.push(verdict(row.name, `${v.pass}/${v.base}`, r, v.target ?? row.target));
     }
   }
-  const ratioNames = [...report.columns, ...cupyColumns.map(([label]) => label)].filter((c) => c !== 'C').map((c) => `${c}/C`);
   console.log(`\n${report.title} on ${device.name}: per call, median of ${report.reps} interleaved repetitions (CuPy: its own process, after):\n`);
-  console.log(table(['row', ...report.columns, ...cupyColumns.map(([label]) => label), ...ratioNames], lines));
+  console.log(table(['row', ...shown, ...ratios.map(([c, base]) => `${c}/${base}`)], lines));
   for (const v of verdicts) console.log(v);
   console.log(
     JSON.stringify({ impl: report.impl, device: device.name, rows: Object.fromEntries(results.map(({ row, reps }) => [row.name, reps])), cupy: theirs }),
