@@ -3,7 +3,7 @@
 // for the libraries' host pointer mode, and CUDA's data-type codes. Nothing here loads a library.
 import { bfloat16Bits, complexParts, halfBits } from '../../support';
 import { Context } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { ClosedObjectError } from '../errors';
 import { Resource } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
@@ -213,7 +213,7 @@ const NO_OPTIONS = Object.freeze({});
 export function optionsOf<T extends object>(where: string, o: T | undefined, keys: readonly string[]): Partial<T> {
   if (o === undefined) return NO_OPTIONS;
   if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
-  for (const k in o) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  checkKeys(where, o, keys);
   return o;
 }
 

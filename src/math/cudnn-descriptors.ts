@@ -2,7 +2,7 @@
 // and kept in JS (dtype, shape, strides, padding, …) so that Cudnn's calls check their arguments before
 // cuDNN loads. The cuDNN descriptor behind each is made on its first use by a call and destroyed by
 // close() (or the finalizer); descriptors never change once made, so plans cached by them stay right.
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { Resource } from '../lifecycle';
 import { StridedView, contiguousStrides } from '../memory/strided-view';
 import { checkDType, lockFields } from './common';
@@ -65,7 +65,7 @@ const INT_MAX = 0x7fffffff;
 
 function checkOptions(where: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
-  for (const k of Object.keys(options)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (known: ${keys.join(', ')})`);
+  checkKeys(where, options, keys);
   return options as Record<string, unknown>;
 }
 

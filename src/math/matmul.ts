@@ -7,7 +7,7 @@
 // with the Matmul. Checks throw TypeError/RangeError before cuBLASLt is called; its statuses CublasLtError.
 import { loadCublasLt, type cublaslt } from '../releases';
 import { encodeRecord } from '../../support';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import * as drv from '../driver';
 import { Event } from '../event';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
@@ -292,9 +292,7 @@ export class Matmul extends StreamBoundResource {
   plan(options: MatmulPlanOptions = {}): this {
     const where = 'Matmul.plan';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
-    for (const key of Object.keys(options))
-      if (!['epilogue', 'bias', 'maxWorkspaceBytes', 'algorithms'].includes(key))
-        throw new TypeError(`${where}: unknown option '${key}' (expected epilogue, bias, maxWorkspaceBytes, algorithms)`);
+    checkKeys(where, options, PLAN_KEYS);
     const epilogue = checkEpilogue(where, options.epilogue);
     const traits = epilogueTraits(epilogue);
     const maxBytes = options.maxWorkspaceBytes === undefined ? DEFAULT_WORKSPACE : checkCount(where, 'maxWorkspaceBytes', options.maxWorkspaceBytes);
@@ -620,21 +618,21 @@ interface LtObjects {
 }
 
 const OPERAND_KEYS = ['a', 'b', 'c', 'd', 'alpha', 'beta', 'bias', 'aux', 'biasGrad', 'stream'];
+const PLAN_KEYS = ['epilogue', 'bias', 'maxWorkspaceBytes', 'algorithms'];
+const CREATE_KEYS = ['a', 'b', 'c', 'd', 'transA', 'transB', 'computeType', 'stream'];
 
 /** An operands object of execute/autotune, holding no unknown key (a typo such as `alhpa` would silently be alpha 1). */
 function checkOperands(where: string, operands: unknown): void {
   if (typeof operands !== 'object' || operands === null)
     throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
-  for (const k in operands) if (!OPERAND_KEYS.includes(k)) throw new TypeError(`${where}: unknown operand '${k}' (expected ${OPERAND_KEYS.join(', ')})`);
+  checkKeys(where, operands, OPERAND_KEYS, 'operand');
 }
 
 /** Checks the options of Matmul.create and works out M, N, K, the batch and the types (no library call). */
 function matmulShape(where: string, options: MatmulOptions): MatmulShape {
   if (typeof options !== 'object' || options === null)
     throw new TypeError(`${where}: options must be an object { a, b, c?, d?, transA?, transB?, computeType?, stream? }, got ${describe(options)}`);
-  for (const key of Object.keys(options))
-    if (!['a', 'b', 'c', 'd', 'transA', 'transB', 'computeType', 'stream'].includes(key))
-      throw new TypeError(`${where}: unknown option '${key}' (expected a, b, c, d, transA, transB, computeType, stream)`);
+  checkKeys(where, options, CREATE_KEYS);
   const tA = checkTranspose(where, 'transA', options.transA);
   const tB = checkTranspose(where, 'transB', options.transB);
   const a = describeMatrix(where, 'a', options.a);

@@ -127,8 +127,7 @@ function algorithmArg(where: string, v: unknown): number {
 function optionsArg<T extends object>(where: string, v: T | undefined, keys: string[]): Partial<T> {
   if (v === undefined) return {};
   if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: options must be an object, got ${describe(v)}`);
-  // for-in makes no key array per call; checkKeys words the refusal
-  for (const k in v) if (!keys.includes(k)) checkKeys(where, v as Record<string, unknown>, keys);
+  checkKeys(where, v, keys);
   return v;
 }
 
