@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import * as drv from './driver';
 import { Context, contextOf } from './context';
 import { checkKeys, describe } from './describe';
-import { OBJECTS_ERROR, ObjectsError } from './errors';
+import { ClosedObjectError, OBJECTS_ERROR, ObjectsError } from './errors';
 import { callbackSettled } from '../support';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
 import { invalidate } from './validity';
@@ -192,6 +192,13 @@ drv.onUnusable((ctx) => {
 
 const CAPTURE_MODES = new Set<number>([0, 1, 2]); // GLOBAL, THREAD_LOCAL, RELAXED
 
+/** The context a default-stream wrapper belongs to: a closed one is refused now, not at the wrapper's first use. */
+function openContextOf(context: unknown, where: string): Context {
+  const ctx = contextOf(context, `${where}: context`);
+  if (ctx.closed) throw new ClosedObjectError(where, 'Context');
+  return ctx;
+}
+
 /**
  * A CUDA stream (CUstream): work enqueued on it runs in order. Stream.create makes one this object owns
  * (close() destroys it); legacyDefault(), perThread() and wrap() give wrappers that own nothing.
@@ -280,7 +287,7 @@ export class Stream extends Resource {
    * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
    */
   static legacyDefault(context?: Context): Stream {
-    return new Stream(drv.CU_STREAM_LEGACY, contextOf(context, 'Stream.legacyDefault: context'), undefined, 'Stream (legacy default)');
+    return new Stream(drv.CU_STREAM_LEGACY, openContextOf(context, 'Stream.legacyDefault'), undefined, 'Stream (legacy default)');
   }
 
   /**
@@ -296,7 +303,7 @@ export class Stream extends Resource {
    * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
    */
   static perThread(context?: Context): Stream {
-    return new Stream(drv.CU_STREAM_PER_THREAD, contextOf(context, 'Stream.perThread: context'), undefined, 'Stream (per-thread default)');
+    return new Stream(drv.CU_STREAM_PER_THREAD, openContextOf(context, 'Stream.perThread'), undefined, 'Stream (per-thread default)');
   }
 
   /**

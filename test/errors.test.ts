@@ -68,6 +68,14 @@ describe('use after close', () => {
     }
   });
 
+  test('a default-stream wrapper of a closed context is refused when asked for, not at first use', () => {
+    const ctx = fakeContext(0xc2);
+    ctx.close();
+    expect(() => objects.Stream.legacyDefault(ctx)).toThrow(/^Stream\.legacyDefault: the Context is closed$/);
+    expect(() => objects.Stream.legacy(ctx)).toThrow(ClosedObjectError);
+    expect(() => objects.Stream.perThread(ctx)).toThrow(/^Stream\.perThread: the Context is closed$/);
+  });
+
   test('a closed context is named with the door call that found it', () => {
     const ctx = fakeContext();
     ctx.close();
