@@ -1,6 +1,6 @@
 // GPU part of `npm run bench`: bench.c's rows through a hand-declared koffi function (the floor a binding
 // over koffi can reach), cuda-ts's raw, typed and objects layers, and C itself (libbench.so, in this
-// process); plus NVRTC compile, awaiting a stream, and import + first call in a fresh process.
+// process); plus NVRTC compile and awaiting a stream (imports are the import step's: bench/import.ts).
 //
 //   npx tsx bench/gpu.ts [out.json]     (prints ONE JSON list on stdout when no path is given)
 //   env: BENCH_PTX, BENCH_SCALE, BENCH_DEVICE (as bench.c), BENCH_LOADER=js|dist|tsx (default js),
@@ -14,9 +14,8 @@
 // raw layer run the same loops (rawPasses), each compiled from its source text anew (fresh()), so neither
 // shares the other's inline caches.
 import koffi from 'koffi';
-import { join } from 'node:path';
-import { Impl, type ImplResult, type MeasuredRow, REPO_ROOT, log, measure, measureAsync, reason, scaled, writeJson } from './common';
-import { hasDist, loadModule, measureStartup, type Loader } from './startup';
+import { Impl, type ImplResult, type MeasuredRow, log, measure, measureAsync, reason, scaled, writeJson } from './common';
+import { loadModule } from './startup';
 import { type Driver, LOADER, type Passes, ROWS, type Raw, type RawApi, SAXPY, type State, readPtx, setup } from './gpu-common';
 import { fresh, koffiApi, type NvrtcRaw, nvrtcPass, rawPasses, typedPasses } from './gpu-passes';
 import { type ObjectsApi, benchObjects } from './gpu-objects';
@@ -119,38 +118,6 @@ async function benchCShaped(c: CShaped, meta: Record<string, unknown>, inter: In
   return impl.result();
 }
 
-/** The first call of the objects rows: the driver version through the driver module the objects layer loads (no cuInit needed). */
-function objectsFirstCall(loader: Loader): string {
-  const root = loader === 'tsx' ? REPO_ROOT : loader === 'dist' ? join(REPO_ROOT, 'dist') : join(REPO_ROOT, 'bench', '.build', 'js');
-  return `require(${JSON.stringify(join(root, 'generated', '13.0', 'driver', loader === 'tsx' ? 'index.ts' : 'index.js'))}).cuDriverGetVersion()`;
-}
-
-/** Import + first call in fresh processes (cuDriverGetVersion needs no cuInit). */
-async function benchStartup(): Promise<ImplResult> {
-  const impl = new Impl('cuda-ts-startup');
-  impl.meta.method =
-    'fresh `node -e` per sample: require() then first call, timed inside the child with performance.now(); median of 5 after 1 untimed; see bench/startup.ts';
-  const startups: unknown[] = [];
-  const one = (row: string, what: string, mod: string, call: string, loader: Loader) =>
-    impl.row(`${row}_${loader}`, () => {
-      const r = measureStartup(what, mod, call, loader);
-      startups.push(r);
-      if (r.result && typeof r.result === 'object' && 'error' in (r.result as object))
-        throw new Error(`first call failed: ${(r.result as { error: string }).error}`);
-      const note = `require ${r.median.require_ms} ms + first call ${r.median.first_call_ms} ms; since process start ${r.median.process_ms} ms`;
-      return { median: r.median.total_ms, unit: 'ms', n: 1, reps: [r.median.total_ms], note: `${note}${r.js_source ? `; ${r.js_source}` : ''}` };
-    });
-  const loaders: Loader[] = hasDist('generated/13.0/driver/index') ? ['js', 'dist', 'tsx'] : ['js', 'tsx'];
-  for (const loader of loaders)
-    await one('import_first_call_driver', 'cuda-ts/driver: require + cuDriverGetVersion()', 'generated/13.0/driver/index', 'm.cuDriverGetVersion()', loader);
-  for (const loader of loaders) {
-    if (loader === 'dist' && !hasDist('src/index')) impl.skip(`import_first_call_objects_${loader}`, 'dist/ has no objects layer build');
-    else await one('import_first_call_objects', 'objects (src/index): require + driver version', 'src/index', objectsFirstCall(loader), loader);
-  }
-  impl.meta.details = startups;
-  return impl.result();
-}
-
 /** Set-up through the typed layer, the interleaved phase, then each implementation's remaining rows. */
 async function gpuResults(): Promise<ImplResult[]> {
   const results: ImplResult[] = [];
@@ -198,7 +165,6 @@ async function gpuResults(): Promise<ImplResult[]> {
 
 async function main(): Promise<void> {
   const results = await gpuResults();
-  results.push(await benchStartup());
   const outPath = process.argv[2];
   if (outPath) {
     writeJson(outPath, results);

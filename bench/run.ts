@@ -220,7 +220,7 @@ const BASE_WORDS: Record<string, string> = { 'native-c-inproc': 'C (same process
 
 /** One line per row; a cell is the median and its ratio to the row's base (with the min-max where interleaved with it). */
 function mainTable(all: ImplResult[], get: GetRow, notes: SkipNotes): string {
-  const seen = new Set(all.flatMap((r) => Object.keys(r.rows ?? {})).filter((k) => !k.startsWith('import_first_call')));
+  const seen = new Set(all.flatMap((r) => Object.keys(r.rows ?? {})));
   const rows = [...ROW_ORDER.filter((r) => seen.has(r) || !OPTIONAL_ROWS.has(r)), ...[...seen].filter((r) => !ROW_ORDER.includes(r)).sort()];
   const lines = rows.map((row) => {
     const base = ['native-c-inproc', 'native-c', 'cuda-python'].find((b) => isMeasured(get(b, row)));
