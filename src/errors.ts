@@ -139,16 +139,25 @@ function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
+/** `SparseMatrix` of `sparse-matrix`: kebab's inverse. */
+function pascal(stem: string): string {
+  return stem.replace(/(^|-)([a-z0-9])/g, (_m, _d: string, c: string) => c.toUpperCase());
+}
+
+/** The class that lives in file `stem`: the kind's own, or one made before; undefined when none is known. */
+function fileClass(stem: string, kind: string | undefined): string | undefined {
+  return kind !== undefined && stem === kebab(className(kind)) ? className(kind) : bareFrameClasses.get(stem);
+}
+
 /** A bare Bun frame `name` in file `stem`: `Class.name` when a class lives there (the kind's, or one made before). */
 function bareFrameName(name: string, stem: string, kind: string | undefined): string {
-  const cls = kind !== undefined && stem === kebab(className(kind)) ? className(kind) : bareFrameClasses.get(stem);
+  const cls = fileClass(stem, kind);
   return cls === undefined ? name : `${cls}.${name}`;
 }
 
-/** A static method's frame in a vm context (`Function.x`): its file's class, or the file's name as a class (`sparse-matrix` → `SparseMatrix`). */
+/** A static method's frame in a vm context (`Function.x`): its file's class, or the file's name as a class. */
 function staticFrameName(name: string, stem: string, kind: string | undefined): string {
-  const named = bareFrameName(name, stem, kind);
-  return named !== name ? named : `${stem.replace(/(^|-)([a-z0-9])/g, (_m, _d: string, c: string) => c.toUpperCase())}.${name}`;
+  return `${fileClass(stem, kind) ?? pascal(stem)}.${name}`;
 }
 
 /** `Class.method` of one stack frame's function name (getters as `Class.name`), or undefined. */
