@@ -13,6 +13,7 @@ import * as drv from '../driver';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
+import type { Context } from '../context';
 import { ScalarBox, StreamBoundResource, createStream, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
 import { CUSPARSE_INDEX_TYPE, DenseMatrix, DenseVector, SparseMatrix, denseMatrix, denseVector, type DenseShape, type SparseValueType } from './sparse-matrix';
 
@@ -250,6 +251,11 @@ export class Sparse extends StreamBoundResource {
     map.delete(first);
   }
 
+  /** TypeError naming `name` unless `context` (its buffer's) is the handle's. */
+  private sameContext(where: string, name: string, context: Context): void {
+    if (context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+  }
+
   /**
    * The descriptor of a DenseVector, or the cached one of a plain operand's dtype, size and address;
    * past ADDRESSES_PER_SHAPE addresses, the oldest of that shape is re-pointed (cusparseDnVecSetValues).
@@ -259,13 +265,13 @@ export class Sparse extends StreamBoundResource {
       if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseVector`);
       if (v.operand.buffer.closed) throw new TypeError(`${where}: the buffer under DenseVector ${name} was closed`);
       if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
-      if (v.operand.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+      this.sameContext(where, name, v.operand.buffer.context);
       if (v.size !== size) throw new RangeError(`${where}: ${name} has ${v.size} elements, needs ${size}`);
       const r = v.operand;
       return { descriptor: v.descriptor, entry: undefined, buffer: r.buffer, offset: r.address - r.buffer.ptr, address: r.address };
     }
     const r = denseVector(where, name, v, dtype, size);
-    if (r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+    this.sameContext(where, name, r.buffer.context);
     const api = loadCusparse();
     const key = `${dtype}|${size}`;
     let shape = this.vectors.get(key);
@@ -297,11 +303,11 @@ export class Sparse extends StreamBoundResource {
     if (v instanceof DenseMatrix) {
       if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseMatrix`);
       if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
-      if (v.shape.r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+      this.sameContext(where, name, v.shape.r.buffer.context);
       return { descriptor: v.descriptor, rows: v.rows, cols: v.cols };
     }
     const s: DenseShape = denseMatrix(where, name, v, dtype);
-    if (s.r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+    this.sameContext(where, name, s.r.buffer.context);
     const key = `${name}|${dtype}|${s.rows}|${s.cols}|${s.ld}|${s.order}`;
     const api = loadCusparse();
     let c = this.matrices.get(key);
@@ -343,7 +349,7 @@ export class Sparse extends StreamBoundResource {
       if (!stillCurrent(call.rx, x) || !stillCurrent(call.ry, y)) call = undefined;
     }
     const m = call === undefined ? sparseArg(where, 'a', a) : a;
-    if (call === undefined && m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
+    if (call === undefined) this.sameContext(where, 'a', m.context);
     const alpha = this.alphaBox.set(where, 'alpha', m.dtype, o.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', m.dtype, o.beta ?? 0);
     if (call === undefined) call = this.resolveSpmv(where, m, x, y, op, alg, alpha, beta);
@@ -426,7 +432,7 @@ export class Sparse extends StreamBoundResource {
     const opB = opArg(where, 'opB', o.opB);
     const alg = algorithmArg(where, o.algorithm);
     const dtype = m.dtype;
-    if (m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
+    this.sameContext(where, 'a', m.context);
     const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
     const B = this.matrix(where, 'b', b, dtype);
