@@ -66,6 +66,12 @@ async function once(c: Ctx, s: Stream, ns: number, wait: (s: Stream) => Promise<
 const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
   'blocking synchronize()': (s) => s.synchronize(),
   'await stream.synchronized()': (s) => s.synchronized(),
+  'the same, spinning on queries (flags: false)': (s) => {
+    configureWaits({ flags: false }); // read when the wait is made
+    const p = s.synchronized();
+    configureWaits({ flags: true });
+    return p;
+  },
   'await event.synchronized()': async (s) => {
     const e = Event.create({ timing: false }).record(s);
     try {
@@ -98,19 +104,22 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
     const streams = names.map(() => Stream.create({ nonBlocking: true }));
     const samples = names.map(() => [] as number[]);
     const parks = names.map(() => 0);
+    const flags = names.map(() => 0);
     for (let r = 0; r < REPS + 2; r++) {
       for (const [i, name] of names.entries()) {
-        const parks0 = waiterStats().parks;
+        const { parks: parks0, flagWrites: flags0 } = waiterStats();
         const us = await once(c, streams[i], ms * 1e6, METHODS[name]);
-        if (r >= 2) samples[i].push(us); // two warm-ups (and the predicted window learns)
-        if (r >= 2) parks[i] += waiterStats().parks - parks0;
+        if (r < 2) continue; // two warm-ups (and the predicted window learns)
+        samples[i].push(us);
+        parks[i] += waiterStats().parks - parks0;
+        flags[i] += waiterStats().flagWrites - flags0;
       }
     }
     streams.forEach((s) => s.close());
     const block = median(samples[0]);
     for (const [i, name] of names.entries()) {
       const med = median(samples[i]);
-      rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2), String(parks[i])]);
+      rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2), String(parks[i]), String(flags[i])]);
     }
     const st = median(samples[1]);
     verdicts.push({
@@ -119,7 +128,7 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
       verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL',
     });
   }
-  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked'], rows, 2)}`;
+  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked', 'flag writes'], rows, 2)}`;
 }
 
 async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {

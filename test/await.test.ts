@@ -25,7 +25,7 @@ beforeEach(() => {
   setWakeChannel(channel);
   forgetMarkerPools();
   resetWaiterForTests();
-  configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 50 });
+  configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 50, flags: false });
   gpu = new FakeGpu(channel).install(ctx);
 });
 afterEach(() => {

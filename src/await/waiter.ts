@@ -2,10 +2,11 @@
 // Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed".
 //
 //   1. Done already? Resolve at once (one cuEventQuery).
-//   2. Spin: for the first `spinMicros` (default 300 µs) ONE loop shared by every spinning wait queries
-//      the events back to back in slices of at most `spinSliceMicros` (default 250 µs), yielding to the
+//   2. Spin: for the first `spinMicros` (default 300 µs) ONE loop shared by every spinning wait checks
+//      them back to back in slices of at most `spinSliceMicros` (default 250 µs), yielding to the
 //      event loop between slices (a query per setImmediate alone resumed ~40 µs late): short kernels
-//      resume as soon as a blocking wait would, and the loop never stalls longer than a slice.
+//      resume as soon as a blocking wait would, and the loop never stalls longer than a slice. A stream
+//      wait's check reads a flag the GPU writes behind its marker (./flags.ts), others query.
 //   3. Park: a helper stream of the context waits for the event (cuStreamWaitEvent) and then runs
 //      libc's sem_post as a host function (./wake.ts); one koffi `.async` sem_wait per JS thread sleeps
 //      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
@@ -24,6 +25,7 @@ import type { Context } from '../context';
 import { poll } from '../poll';
 import { checkWaitOptions, onCancel, type WaitOptions } from './abort';
 import { giveHelper, takeHelper } from './markers';
+import { flagReached, giveSlot, postFlag, takeSlot, type FlagSlot } from './flags';
 import { wakeChannel, type WakeChannel } from './wake';
 
 /** What one wait waits for. */
@@ -69,6 +71,11 @@ export interface WaiterSettings {
    * for the post). Event waits always use a helper. Default 'helper' (CUDA_TS_AWAIT_PARK).
    */
   parkOn: 'helper' | 'stream';
+  /**
+   * A stream wait enqueues a flag write behind its marker (cuStreamWriteValue32 into page-locked memory)
+   * and the spin reads the flag instead of querying the driver. Default true (CUDA_TS_AWAIT_FLAGS=0: off).
+   */
+  flags: boolean;
 }
 
 function envNumber(name: string, fallback: number): number {
@@ -84,6 +91,7 @@ const settings: WaiterSettings = {
   predictUpToMs: 50,
   predictMaxKeys: 4,
   parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
+  flags: process.env.CUDA_TS_AWAIT_FLAGS !== '0',
 };
 
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
@@ -91,14 +99,14 @@ const SETTLE_BUDGET_MS = 0.5;
 
 /**
  * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
- * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys` and
- * `parkOn` ('helper' or 'stream'); default {} (only read them).
+ * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys`,
+ * `parkOn` ('helper' or 'stream') and `flags` (boolean); default {} (only read them).
  */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
   for (const k of Object.keys(changes))
     if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
-  const { spinMicros, spinSliceMicros, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn } = changes;
+  const { spinMicros, spinSliceMicros, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn, flags } = changes;
   if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros)))
     throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
   if (spinSliceMicros !== undefined && !(typeof spinSliceMicros === 'number' && spinSliceMicros > 0 && spinSliceMicros <= 1000))
@@ -106,6 +114,7 @@ export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSet
   if (parkOn !== undefined && parkOn !== 'helper' && parkOn !== 'stream')
     throw new TypeError(`configureWaits: parkOn must be 'helper' or 'stream', got ${String(parkOn)}`);
   if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
+  if (flags !== undefined && typeof flags !== 'boolean') throw new TypeError(`configureWaits: flags must be a boolean, got ${String(flags)}`);
   if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs)))
     throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
   if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0))
@@ -125,6 +134,8 @@ interface Wait {
   settled: boolean;
   /** Its wake host function is already on the awaited stream (parkOn 'stream'): parking costs no call. */
   posted: boolean;
+  /** The number its queue's flag slot holds once the GPU passed this wait's point; 0: no flag. */
+  flag: number;
 }
 
 interface Queue {
@@ -149,6 +160,8 @@ interface Queue {
   pollOnly: boolean;
   pollTimer: ReturnType<typeof setTimeout> | undefined;
   pollInterval: number;
+  /** The flag slot its stream waits write (undefined: none, they query). */
+  slot: FlagSlot | undefined;
 }
 
 const queues = new Map<object, Queue>();
@@ -164,7 +177,7 @@ let deferTimer: ReturnType<typeof setImmediate> | undefined;
 let budgetEnd = 0;
 let sweeper: ReturnType<typeof setTimeout> | undefined;
 let channelInUse: WakeChannel | undefined;
-const counters = { parks: 0, wakes: 0, spinTicks: 0 };
+const counters = { parks: 0, wakes: 0, spinTicks: 0, flagWrites: 0 };
 
 const now = (): number => performance.now();
 
@@ -204,7 +217,7 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   if (channel === null) return pollFallback(target, opts);
   channelInUse = channel;
   return new Promise<void>((resolve, reject) => {
-    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false };
+    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false, flag: 0 };
     w.dispose = onCancel(opts, target.what, (e) => cancel(w, e)); // an aborted signal settles it here
     if (w.settled) return;
     if (settings.parkOn === 'stream' && target.stream !== undefined) postOnStream(w, target.stream, channel);
@@ -263,11 +276,21 @@ function enqueue(w: Wait): void {
       pollOnly: false,
       pollTimer: undefined,
       pollInterval: 0,
+      slot: undefined,
     };
     queues.set(q.key, q);
   }
+  if (settings.flags && w.target.stream !== undefined) w.flag = flagFor(q, w.target.stream);
   q.waits.push(w);
   if (q.waits.length === 1) startHead(q);
+}
+
+/** Posts a flag write on stream `h` for a new wait of `q` (its point is the stream's end now); 0: none. */
+function flagFor(q: Queue, h: number): number {
+  q.slot ??= takeSlot(q.ctx);
+  const value = q.slot === undefined ? 0 : postFlag(q.ctx, h, q.slot);
+  if (value !== 0) counters.flagWrites++;
+  return value;
 }
 
 /** The head of `q` changed (a new wait, or the old head settled): plan its spin, window and park. */
@@ -367,10 +390,13 @@ function spinTick(): void {
  */
 function advance(q: Queue, spinPass = false): boolean {
   let changed = false;
+  const slot = q.slot;
+  // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
+  if (spinPass && slot !== undefined && q.waits[0].flag !== 0 && !flagReached(slot, q.waits[0].flag) && (q.passes++ & 63) !== 0) return false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
   // an idle stream has reached every marker recorded on it
   const newest = q.waits[q.waits.length - 1];
-  const idle = streamIdle(newest);
+  const idle = (slot !== undefined && newest.flag !== 0 && flagReached(slot, newest.flag)) || streamIdle(newest);
   // a spin pass asks the markers only every 4th pass once the stream answered (work after the marker
   // keeps the stream busy): one query per pass in the common case
   if (!idle && spinPass && (newest.target.stream ?? 0) > 2 && (q.passes++ & 3) !== 0) return false;
@@ -384,7 +410,8 @@ function advance(q: Queue, spinPass = false): boolean {
       return true;
     }
     const head = q.waits[0];
-    let ready = allDone || head.target.event === doneEvent; // the wait before asked this very handle
+    // the wait before asked this very handle, or the GPU wrote this wait's flag
+    let ready = allDone || head.target.event === doneEvent || (slot !== undefined && head.flag !== 0 && flagReached(slot, head.flag));
     if (!ready) {
       try {
         ready = query(head.target);
@@ -544,6 +571,8 @@ function dropQueue(q: Queue): void {
   clearWindowTimer(q);
   if (q.pollTimer !== undefined) clearTimeout(q.pollTimer);
   q.pollTimer = undefined;
+  if (q.slot !== undefined) giveSlot(q.ctx, q.slot);
+  q.slot = undefined;
   if (q.helper !== undefined) {
     const h = q.helper;
     q.helper = undefined;
@@ -567,6 +596,7 @@ export function waiterStats(): {
   parks: number;
   wakes: number;
   spinTicks: number;
+  flagWrites: number;
   channel: string;
 } {
   let pending = 0;
@@ -593,7 +623,7 @@ export function waiterStats(): {
 /** Test seam: forgets the last durations (the predicted windows) and zeroes the counters. @internal */
 export function resetWaiterForTests(): void {
   lastDuration = new WeakMap();
-  counters.parks = counters.wakes = counters.spinTicks = 0;
+  counters.parks = counters.wakes = counters.spinTicks = counters.flagWrites = 0;
   channelInUse = undefined;
 }
 

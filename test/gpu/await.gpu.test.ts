@@ -91,6 +91,29 @@ describeGpu('awaited waits (the waiter)', () => {
     }
   });
 
+  test('a spinning stream wait ends on its flag write: the kernel before it wrote, the one after still runs', async () => {
+    const before = configureWaits();
+    configureWaits({ spinMicros: 200_000, flags: true }); // the whole wait spins: only the flag (or a 64th-pass query) ends it
+    try {
+      using s = Stream.create({ nonBlocking: true });
+      host.array(Int32Array).fill(0, 0, 2);
+      const { flagWrites: writes0, parks: parks0 } = waiterStats();
+      launch(s, one, spin, 2e6, host, 0, 41);
+      const first = s.synchronized();
+      launch(s, one, spin, 100e6, host, 1, 42);
+      await first;
+      expect([flag(0), flag(1)]).toEqual([41, 0]);
+      expect(s.query()).toBe(false); // the 100 ms kernel still runs
+      expect(waiterStats().flagWrites - writes0).toBe(1);
+      expect(waiterStats().parks).toBe(parks0); // the spin covered it
+      await s.synchronized();
+      expect(flag(1)).toBe(42);
+      await nothingLeft();
+    } finally {
+      configureWaits(before);
+    }
+  });
+
   test('a wait is for the work enqueued before it, not after', async () => {
     using s = Stream.create({ nonBlocking: true });
     host.array(Int32Array).fill(0, 0, 2);

@@ -5,6 +5,7 @@ import * as drv from '../../src/driver';
 import type { Context } from '../../src/context';
 import type { WakeChannel } from '../../src/await/wake';
 import { fakeDriver, out } from './fake-driver';
+import { koffi } from '../../support';
 
 interface FakeEvent {
   /** Bumped by every record: a stream wait takes the generation it saw. */
@@ -59,6 +60,10 @@ export class FakeGpu {
   private next = 0x9000;
   calls: [string, unknown[]][] = [];
   restore: () => void = () => {};
+  /** Flag writes (cuStreamWriteValue32) enqueued on program streams, by the mark standing in `pending`. */
+  readonly writes = new Map<number, { address: number; value: number }>();
+  /** Page-locked memory handed out by cuMemHostAlloc (kept alive here). */
+  private readonly hostBlocks: unknown[] = [];
 
   constructor(readonly channel: FakeChannel) {}
 
@@ -115,6 +120,17 @@ export class FakeGpu {
         }
         return 0;
       },
+      cuMemHostAlloc: (slot: BigUint64Array, bytes: number) => {
+        const block = koffi.alloc('int32', Math.ceil(bytes / 4));
+        this.hostBlocks.push(block);
+        return out(slot, Number(koffi.address(block)));
+      },
+      cuStreamWriteValue32: (h: number, address: number, value: number) => {
+        const mark = (this.next += 0x10); // lands when the stream's work before it is done
+        this.writes.set(mark, { address, value });
+        this.pending.set(h, [...(this.pending.get(h) ?? []), mark]);
+        return 0;
+      },
       ...extra,
     });
     this.calls = f.calls;
@@ -128,10 +144,19 @@ export class FakeGpu {
     const done = list.splice(0, Math.min(count, list.length));
     for (const ev of done) {
       if (this.streamHosts.delete(ev)) this.channel.post();
+      this.land(ev);
       const e = this.events.get(ev);
       if (e !== undefined) e.done = true;
     }
     this.runHelpers();
+  }
+
+  /** Makes flag write `mark` visible to the host (alone: the events before it stay unfinished). */
+  land(mark: number): void {
+    const write = this.writes.get(mark);
+    if (write === undefined) return;
+    this.writes.delete(mark);
+    new Int32Array(koffi.view(write.address, 4))[0] = write.value;
   }
 
   /** Marks every pending event of every stream done. */
