@@ -8,7 +8,7 @@ import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import * as drv from '../src/driver';
 import { fakeContext } from './helpers/fake-driver';
-import { FakeChannel, FakeGpu, turns } from './helpers/await-gpu';
+import { FakeChannel, FakeGpu, sleep, turns } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -83,23 +83,26 @@ describe('flags the GPU writes', () => {
     await expectClean();
   });
 
-  test('a spinning pass reads memory: a tenth of the queries or fewer than spinning on queries', async () => {
-    const spinFor = async (flags: boolean): Promise<number> => {
+  test('a spinning pass reads memory: one query in 64 passes, against one or more a pass on queries', async () => {
+    const spinFor = async (flags: boolean): Promise<{ queries: number; passes: number }> => {
       setUp();
       configureWaits({ flags });
       const s = busyStream();
       const p = s.synchronized();
       const q0 = queries();
-      await turns(4);
-      const n = queries() - q0;
+      const p0 = waiterStats().spinPasses;
+      await sleep(10);
+      const got = { queries: queries() - q0, passes: waiterStats().spinPasses - p0 };
       gpu.finish(s.handle);
       await p;
-      return n;
+      return got;
     };
     const onQueries = await spinFor(false);
     const onFlags = await spinFor(true);
-    expect(onQueries).toBeGreaterThan(100);
-    expect(onFlags * 10).toBeLessThan(onQueries);
+    expect(onQueries.passes).toBeGreaterThan(100);
+    expect(onQueries.queries).toBeGreaterThanOrEqual(onQueries.passes);
+    expect(onFlags.passes).toBeGreaterThan(100);
+    expect(onFlags.queries).toBeLessThanOrEqual(2 * Math.ceil(onFlags.passes / 64)); // a 64th pass asks the stream and the marker
     await expectClean();
   });
 

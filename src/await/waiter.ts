@@ -177,7 +177,7 @@ let deferTimer: ReturnType<typeof setImmediate> | undefined;
 let budgetEnd = 0;
 let sweeper: ReturnType<typeof setTimeout> | undefined;
 let channelInUse: WakeChannel | undefined;
-const counters = { parks: 0, wakes: 0, spinTicks: 0, flagWrites: 0 };
+const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 0 };
 
 const now = (): number => performance.now();
 
@@ -372,6 +372,7 @@ function spinTick(): void {
   const sliceEnd = t + settings.spinSliceMicros / 1000;
   for (;;) {
     let settled = false;
+    counters.spinPasses++;
     for (const q of spinning) {
       if (advance(q, true))
         settled = true; // startHead re-planned the queue
@@ -596,6 +597,7 @@ export function waiterStats(): {
   parks: number;
   wakes: number;
   spinTicks: number;
+  spinPasses: number;
   flagWrites: number;
   channel: string;
 } {
@@ -623,7 +625,7 @@ export function waiterStats(): {
 /** Test seam: forgets the last durations (the predicted windows) and zeroes the counters. @internal */
 export function resetWaiterForTests(): void {
   lastDuration = new WeakMap();
-  counters.parks = counters.wakes = counters.spinTicks = counters.flagWrites = 0;
+  counters.parks = counters.wakes = counters.spinTicks = counters.spinPasses = counters.flagWrites = 0;
   channelInUse = undefined;
 }
 
