@@ -7,7 +7,7 @@
 //     from CUDA's callback thread to the main event loop, so fn runs on the event loop.
 //   - while any such callback is pending, a blocking wait (synchronize(), sync copies, frees that may
 //     synchronize) would never return: those throw HostCallbackPendingError (or are deferred, for
-//     frees) instead of hanging, and `await stream.synchronized()` polls cuStreamQuery while yielding.
+//     frees) instead of hanging, and `await stream.synchronized()` waits without blocking (src/await/waiter.ts).
 import { koffi } from '../support';
 import { readFileSync } from 'node:fs';
 import * as drv from './driver';
