@@ -67,9 +67,10 @@ const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
   'blocking synchronize()': (s) => s.synchronize(),
   'await stream.synchronized()': (s) => s.synchronized(),
   'the same, spinning on queries (flags: false)': (s) => {
+    const { flags } = configureWaits();
     configureWaits({ flags: false }); // read when the wait is made
     const p = s.synchronized();
-    configureWaits({ flags: true });
+    configureWaits({ flags });
     return p;
   },
   'await event.synchronized()': async (s) => {
