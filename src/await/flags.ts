@@ -11,8 +11,8 @@ import type { Context } from '../context';
 const SLOTS = 1024;
 
 interface Slab {
-  /** The slab's address (host and, with unified addressing, device). */
-  readonly address: number;
+  /** The slab's device address (cuMemHostGetDevicePointer; the host address under unified addressing). */
+  readonly device: number;
   readonly view: Int32Array;
   /** The last number posted to each slot: numbers only grow, so a late write of a reused slot is older. */
   readonly posted: Int32Array;
@@ -45,9 +45,21 @@ function makeSlab(ctx: Context): Slab | null {
     return null; // no pinned memory to spare: queries do
   }
   const address = drv.outNumber();
+  let device: number;
+  try {
+    drv.call(ctx, 'cuMemHostGetDevicePointer', drv.out64, address, 0);
+    device = drv.outNumber();
+  } catch {
+    try {
+      drv.release(ctx, 'cuMemFreeHost', address);
+    } catch {
+      // what the failed lookup left is 4 KiB of page-locked memory: nothing to report
+    }
+    return null;
+  }
   const view = new Int32Array(koffi.view(address, 4 * SLOTS));
   view.fill(0);
-  return { address, view, posted: new Int32Array(SLOTS), free: Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i) };
+  return { device, view, posted: new Int32Array(SLOTS), free: Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i) };
 }
 
 /** A free slot of `ctx`'s slab, or undefined (no slab, or every slot held). */
@@ -70,7 +82,7 @@ export function postFlag(ctx: Context, h: number, slot: FlagSlot): number {
   const { slab, index } = slot;
   const value = (slab.posted[index] + 1) | 0 || 1; // 0 means "no flag"
   try {
-    drv.callOnStream(ctx, h, 'cuStreamWriteValue32', h, slab.address + 4 * index, value, 0);
+    drv.callOnStream(ctx, h, 'cuStreamWriteValue32', h, slab.device + 4 * index, value, 0);
   } catch {
     if (slabs.get(ctx) === slab) slabs.set(ctx, null); // not supported here: the slab stays (tiny), unused
     return 0;

@@ -125,6 +125,7 @@ export class FakeGpu {
         this.hostBlocks.push(block);
         return out(slot, Number(koffi.address(block)));
       },
+      cuMemHostGetDevicePointer: (slot: BigUint64Array, address: number) => out(slot, address),
       cuStreamWriteValue32: (h: number, address: number, value: number) => {
         const mark = (this.next += 0x10); // lands when the stream's work before it is done
         this.writes.set(mark, { address, value });
