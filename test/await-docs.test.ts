@@ -34,7 +34,16 @@ describe('docs/awaiting.md', () => {
     const s = configureWaits();
     expect(Object.keys(s).sort()).toEqual(['flags', 'parkOn', 'predict', 'predictMaxKeys', 'predictUpToMs', 'spinMicros', 'spinSliceMicros', 'sweepMs']);
     for (const k of Object.keys(s)) expect(page).toContain(k);
-    expect(s).toMatchObject({ spinMicros: 300, spinSliceMicros: 250, parkOn: 'helper', predict: true, predictUpToMs: 50, predictMaxKeys: 4, sweepMs: 100, flags: true });
+    expect(s).toMatchObject({
+      spinMicros: 300,
+      spinSliceMicros: 250,
+      parkOn: 'helper',
+      predict: true,
+      predictUpToMs: 50,
+      predictMaxKeys: 4,
+      sweepMs: 100,
+      flags: true,
+    });
     expect(page).toMatch(/first 300 µs/);
     expect(page).toMatch(/slices of at most 250 µs/);
     expect(page).toMatch(/at most\s+50 ms and while at most 4/);
