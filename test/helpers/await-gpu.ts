@@ -57,7 +57,9 @@ export class FakeGpu {
   /** Host functions enqueued on program streams (parkOn 'stream'): entries of `pending` that post. */
   readonly streamHosts = new Set<number>();
   hostLaunches = 0;
-  private next = 0x9000;
+  /** Each fake GPU numbers its handles apart: a finalizer of an earlier test's object must not destroy this one's. */
+  private static base = 0x9000;
+  private next = (FakeGpu.base += 0x100000);
   calls: [string, unknown[]][] = [];
   restore: () => void = () => {};
   /** Flag writes (cuStreamWriteValue32) enqueued on program streams, by the mark standing in `pending`. */
