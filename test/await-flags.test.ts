@@ -91,7 +91,7 @@ describe('flags the GPU writes', () => {
       const p = s.synchronized();
       const q0 = queries();
       const p0 = waiterStats().spinPasses;
-      await sleep(10);
+      for (let i = 0; i < 2000 && waiterStats().spinPasses - p0 < 500; i++) await sleep(1); // a loaded machine spins late
       const got = { queries: queries() - q0, passes: waiterStats().spinPasses - p0 };
       gpu.finish(s.handle);
       await p;
@@ -99,9 +99,9 @@ describe('flags the GPU writes', () => {
     };
     const onQueries = await spinFor(false);
     const onFlags = await spinFor(true);
-    expect(onQueries.passes).toBeGreaterThan(100);
+    expect(onQueries.passes).toBeGreaterThanOrEqual(500);
     expect(onQueries.queries).toBeGreaterThanOrEqual(onQueries.passes);
-    expect(onFlags.passes).toBeGreaterThan(100);
+    expect(onFlags.passes).toBeGreaterThanOrEqual(500);
     expect(onFlags.queries).toBeLessThanOrEqual(2 * Math.ceil(onFlags.passes / 64)); // a 64th pass asks the stream and the marker
     await expectClean();
   });
