@@ -5,8 +5,8 @@
 //   2. Spin: for the first `spinMicros` (default 300 µs) ONE loop shared by every spinning wait checks
 //      them back to back in slices of at most `spinSliceMicros` (default 250 µs), yielding to the
 //      event loop between slices (a query per setImmediate alone resumed ~40 µs late): short kernels
-//      resume as soon as a blocking wait would, and the loop never stalls longer than a slice. A stream
-//      wait's check reads a flag the GPU writes behind its marker (./flags.ts), others query.
+//      resume as soon as a blocking wait would, and the loop never stalls longer than a slice. With
+//      `flags` on, a stream wait's check reads a flag the GPU writes behind its marker (./flags.ts).
 //   3. Park: a helper stream of the context waits for the event (cuStreamWaitEvent) and then runs
 //      libc's sem_post as a host function (./wake.ts); one koffi `.async` sem_wait per JS thread sleeps
 //      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
@@ -73,7 +73,7 @@ export interface WaiterSettings {
   parkOn: 'helper' | 'stream';
   /**
    * A stream wait enqueues a flag write behind its marker (cuStreamWriteValue32 into page-locked memory)
-   * and the spin reads the flag instead of querying the driver. Default true (CUDA_TS_AWAIT_FLAGS=0: off).
+   * and the spin reads the flag instead of querying the driver. Default false (CUDA_TS_AWAIT_FLAGS=1: on).
    */
   flags: boolean;
 }
@@ -91,7 +91,7 @@ const settings: WaiterSettings = {
   predictUpToMs: 50,
   predictMaxKeys: 4,
   parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
-  flags: process.env.CUDA_TS_AWAIT_FLAGS !== '0',
+  flags: process.env.CUDA_TS_AWAIT_FLAGS === '1',
 };
 
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */

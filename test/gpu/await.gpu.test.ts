@@ -93,7 +93,7 @@ describeGpu('awaited waits (the waiter)', () => {
 
   test('a spinning stream wait ends on its flag write: the kernel before it wrote, the one after still runs', async () => {
     const before = configureWaits();
-    configureWaits({ spinMicros: 200_000, flags: true }); // the whole wait spins: only the flag (or a 64th-pass query) ends it
+    configureWaits({ spinMicros: 200_000, flags: true }); // opt-in; the whole wait spins: the flag (or a 64th-pass query) ends it
     try {
       using s = Stream.create({ nonBlocking: true });
       host.array(Int32Array).fill(0, 0, 2);
