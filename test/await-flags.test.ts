@@ -152,6 +152,18 @@ describe('flags the GPU writes', () => {
     await expectClean();
   });
 
+  test('no device address for the slab: its memory goes back, no writes, the waits query', async () => {
+    setUp({ cuMemHostGetDevicePointer: () => drv.CUresult.CUDA_ERROR_NOT_SUPPORTED, cuMemFreeHost: () => 0 });
+    const s = busyStream();
+    const p = s.synchronized();
+    await turns(2);
+    gpu.finish(s.handle);
+    await p;
+    expect(calls('cuStreamWriteValue32')).toHaveLength(0);
+    expect(calls('cuMemFreeHost')).toHaveLength(1);
+    await expectClean();
+  });
+
   test('a parked flagged wait still wakes through the channel and leaves nothing', async () => {
     configureWaits({ spinMicros: 0 });
     const s = busyStream();

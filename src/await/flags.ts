@@ -45,21 +45,21 @@ function makeSlab(ctx: Context): Slab | null {
     return null; // no pinned memory to spare: queries do
   }
   const address = drv.outNumber();
-  let device: number;
   try {
     drv.call(ctx, 'cuMemHostGetDevicePointer', drv.out64, address, 0);
-    device = drv.outNumber();
+    const device = drv.outNumber();
+    const view = new Int32Array(koffi.view(address, 4 * SLOTS));
+    view.fill(0);
+    return { device, view, posted: new Int32Array(SLOTS), free: Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i) };
   } catch {
+    // no device address or no view of it here: give the memory back; a wait never fails for want of a flag
     try {
       drv.release(ctx, 'cuMemFreeHost', address);
     } catch {
-      // what the failed lookup left is 4 KiB of page-locked memory: nothing to report
+      // 4 KiB of page-locked memory stays with the context: nothing to report
     }
     return null;
   }
-  const view = new Int32Array(koffi.view(address, 4 * SLOTS));
-  view.fill(0);
-  return { device, view, posted: new Int32Array(SLOTS), free: Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i) };
 }
 
 /** A free slot of `ctx`'s slab, or undefined (no slab, or every slot held). */
