@@ -7,6 +7,7 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import type { Context } from '../context';
+import { perContext } from './markers';
 
 const SLOTS = 1024;
 
@@ -27,16 +28,6 @@ export interface FlagSlot {
 
 /** null: this context has no slab (refused once, not asked again). */
 const slabs = new Map<Context, Slab | null>();
-
-function slabOf(ctx: Context): Slab | null {
-  let s = slabs.get(ctx);
-  if (s !== undefined && ctx.core.destroyed) s = undefined; // its memory went with it
-  if (s !== undefined) return s;
-  for (const c of slabs.keys()) if (c.core.destroyed) slabs.delete(c);
-  s = makeSlab(ctx);
-  slabs.set(ctx, s);
-  return s;
-}
 
 function makeSlab(ctx: Context): Slab | null {
   try {
@@ -64,7 +55,7 @@ function makeSlab(ctx: Context): Slab | null {
 
 /** A free slot of `ctx`'s slab, or undefined (no slab, or every slot held). */
 export function takeSlot(ctx: Context): FlagSlot | undefined {
-  const slab = slabOf(ctx);
+  const slab = perContext(slabs, ctx, () => makeSlab(ctx)); // a destroyed context's slab went with it
   const index = slab?.free.pop();
   return index === undefined ? undefined : { slab: slab!, index };
 }

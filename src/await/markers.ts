@@ -17,15 +17,20 @@ const pools = new Map<Context, ContextPools>();
 /** Idle handles kept per context and kind; more are destroyed. */
 const KEPT = 256;
 
+/**
+ * `map`'s entry for `ctx`, made by `make` when there is none or `ctx` was destroyed (what it held died
+ * with the context); a new entry first drops the entries of every destroyed context.
+ */
+export function perContext<T>(map: Map<Context, T>, ctx: Context, make: () => T): T {
+  if (map.has(ctx) && !ctx.core.destroyed) return map.get(ctx)!;
+  for (const c of map.keys()) if (c.core.destroyed) map.delete(c);
+  const entry = make();
+  map.set(ctx, entry);
+  return entry;
+}
+
 function poolsOf(ctx: Context): ContextPools {
-  let p = pools.get(ctx);
-  if (p !== undefined && ctx.core.destroyed) p = undefined; // its handles died with it
-  if (p === undefined) {
-    for (const c of pools.keys()) if (c.core.destroyed) pools.delete(c);
-    p = { markers: [], helpers: [], helpersOut: 0 };
-    pools.set(ctx, p);
-  }
-  return p;
+  return perContext(pools, ctx, () => ({ markers: [], helpers: [], helpersOut: 0 }));
 }
 
 /** An event of `ctx` without timing, for one wait (give it back with {@link giveMarker}). */

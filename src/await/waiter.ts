@@ -391,13 +391,12 @@ function spinTick(): void {
  */
 function advance(q: Queue, spinPass = false): boolean {
   let changed = false;
-  const slot = q.slot;
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
-  if (spinPass && slot !== undefined && q.waits[0].flag !== 0 && !flagReached(slot, q.waits[0].flag) && (q.passes++ & 63) !== 0) return false;
+  if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (q.passes++ & 63) !== 0) return false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
   // an idle stream has reached every marker recorded on it
   const newest = q.waits[q.waits.length - 1];
-  const idle = (slot !== undefined && newest.flag !== 0 && flagReached(slot, newest.flag)) || streamIdle(newest);
+  const idle = flagDone(q, newest) || streamIdle(newest);
   // a spin pass asks the markers only every 4th pass once the stream answered (work after the marker
   // keeps the stream busy): one query per pass in the common case
   if (!idle && spinPass && (newest.target.stream ?? 0) > 2 && (q.passes++ & 3) !== 0) return false;
@@ -412,7 +411,7 @@ function advance(q: Queue, spinPass = false): boolean {
     }
     const head = q.waits[0];
     // the wait before asked this very handle, or the GPU wrote this wait's flag
-    let ready = allDone || head.target.event === doneEvent || (slot !== undefined && head.flag !== 0 && flagReached(slot, head.flag));
+    let ready = allDone || head.target.event === doneEvent || flagDone(q, head);
     if (!ready) {
       try {
         ready = query(head.target);
@@ -430,6 +429,11 @@ function advance(q: Queue, spinPass = false): boolean {
   }
   if (changed) afterHeadChange(q);
   return changed;
+}
+
+/** `w` has a flag and the GPU wrote it: its work is done. */
+function flagDone(q: Queue, w: Wait): boolean {
+  return w.flag !== 0 && q.slot !== undefined && flagReached(q.slot, w.flag);
 }
 
 /** A stream wait whose stream is idle (cuStreamQuery); false for others, or when the query throws. */
