@@ -46,16 +46,6 @@ function calls(name: string): unknown[][] {
 function queries(): number {
   return calls('cuEventQuery').length + calls('cuStreamQuery').length;
 }
-/** The flag writes enqueued so far, in order: [stream, address, value] and the mark `land` takes. */
-function writes(): { stream: unknown; address: unknown; value: unknown; mark: number }[] {
-  const marks = [...gpu.writes.keys()];
-  return calls('cuStreamWriteValue32').map(([stream, address, value]) => ({
-    stream,
-    address,
-    value,
-    mark: marks.find((m) => gpu.writes.get(m)?.value === value && gpu.writes.get(m)?.address === address) ?? -1,
-  }));
-}
 async function expectClean(): Promise<void> {
   await turns(3);
   expect(waiterStats()).toMatchObject({ pending: 0, queues: 0, parked: 0, spinning: 0, timers: false });
@@ -67,8 +57,8 @@ describe('flags the GPU writes', () => {
     const s = busyStream();
     let resolved = false;
     const p = s.synchronized().then(() => (resolved = true));
-    const [w] = writes();
-    expect(writes()).toHaveLength(1);
+    const [w] = gpu.writeLog;
+    expect(gpu.writeLog).toHaveLength(1);
     expect(w).toMatchObject({ stream: s.handle, value: 1 });
     const order = gpu.pending.get(s.handle)!;
     expect(gpu.events.has(order[1])).toBe(true); // the marker event, then the write
@@ -113,7 +103,7 @@ describe('flags the GPU writes', () => {
     gpu.pending.get(s.handle)!.push(0x7fff0); // more work between the two waits
     gpu.events.set(0x7fff0, { gen: 1, done: false });
     const p2 = s.synchronized().then(() => order.push(2));
-    const [w1, w2] = writes();
+    const [w1, w2] = gpu.writeLog;
     expect([w1.value, w2.value]).toEqual([1, 2]);
     expect(w2.address).toBe(w1.address);
     gpu.land(w1.mark);
@@ -184,7 +174,7 @@ describe('flags the GPU writes', () => {
     const b = busyStream();
     let resolved = false;
     const pb = b.synchronized().then(() => (resolved = true));
-    const [wa, wb] = writes();
+    const [wa, wb] = gpu.writeLog;
     expect(wb.address).toBe(wa.address); // the slot was given back and taken again
     expect(wb.value).toBe(2);
     gpu.land(wa.mark); // the aborted wait's number lands: older than b's, it ends nothing

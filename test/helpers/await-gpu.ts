@@ -64,6 +64,8 @@ export class FakeGpu {
   restore: () => void = () => {};
   /** Flag writes (cuStreamWriteValue32) enqueued on program streams, by the mark standing in `pending`. */
   readonly writes = new Map<number, { address: number; value: number }>();
+  /** Every flag write enqueued, in order (landed or not), with the mark {@link land} takes. */
+  readonly writeLog: { stream: number; address: number; value: number; mark: number }[] = [];
   /** Page-locked memory handed out by cuMemHostAlloc (kept alive here). */
   private readonly hostBlocks: unknown[] = [];
 
@@ -131,6 +133,7 @@ export class FakeGpu {
       cuStreamWriteValue32: (h: number, address: number, value: number) => {
         const mark = (this.next += 0x10); // lands when the stream's work before it is done
         this.writes.set(mark, { address, value });
+        this.writeLog.push({ stream: h, address, value, mark });
         this.pending.set(h, [...(this.pending.get(h) ?? []), mark]);
         return 0;
       },
