@@ -363,6 +363,7 @@ function stageSupport(root: RootPackage, dist: string, dir: string, sources: str
   writeJson(join(dir, 'package.json'), {
     name: SUPPORT,
     version: root.version,
+    type: 'commonjs',
     description: 'Support code of the cuda-ts generated bindings: library discovery, lazy binder, CudaError, koffi helpers',
     ...common(root),
     main: './dist/cjs/index.js',
@@ -406,6 +407,7 @@ function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntr
   writeJson(join(dir, 'package.json'), {
     name,
     version,
+    type: 'commonjs',
     description: `${title} for Node.js and TypeScript, CUDA ${e.release}: bindings generated from the CUDA headers, called through koffi`,
     keywords: ['cuda', 'nvidia', 'gpu', 'ffi', 'koffi', e.module, `cuda-${e.release}`],
     ...common(root),
@@ -467,6 +469,9 @@ function stageMain(root: RootPackage, dist: string, dir: string, sources: string
   const { scripts: _s, devDependencies: _d, bin: _b, private: _p, ...published } = root;
   writeJson(join(dir, 'package.json'), {
     ...published,
+    // Stated in every package's manifest: Deno reads a .js file outside node_modules (a vendored or
+    // unpacked package) as ESM unless the nearest package.json says "commonjs" (bin/ has none of its own).
+    type: 'commonjs',
     bin: { 'cuda-ts': 'bin/cuda-ts.js', 'cuda-ts-run': 'bin/cuda-ts-run.js' },
     dependencies: { ...root.dependencies, [SUPPORT]: `^${root.version}` },
   });
@@ -503,6 +508,7 @@ function stageGen(root: RootPackage, dist: string, dir: string, sources: string[
   writeJson(join(dir, 'package.json'), {
     name: `${SCOPE}/gen`,
     version: root.version,
+    type: 'commonjs',
     description: "cuda-ts-gen: generates cuda-ts bindings from a CUDA toolkit's C headers (clang JSON AST → IR → TypeScript)",
     keywords: ['cuda', 'nvidia', 'bindings', 'generator', 'clang'],
     license: root.license,

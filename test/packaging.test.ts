@@ -269,6 +269,10 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     const gen = installed('@cuda-ts/gen');
     expect(gen.bin).toEqual({ 'cuda-ts-gen': 'bin/cuda-ts-gen.js' });
     expect(Object.keys(gen.dependencies)).toEqual(['zod']);
+    // Every manifest says "commonjs": Deno reads a .js file (bin/cuda-ts.js) of a package unpacked outside
+    // node_modules as ESM without it ("require is not defined"); the ESM builds carry their own "module".
+    for (const name of new Set(packages.map((p) => p.name))) expect({ name, type: installed(name).type }).toEqual({ name, type: 'commonjs' });
+    expect(JSON.parse(readFileSync(join(project, 'node_modules/cuda-ts/dist/esm/package.json'), 'utf8')).type).toBe('module');
   });
 
   test('every package carries the LICENSE, and each README names what that package has', () => {
