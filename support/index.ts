@@ -12,7 +12,7 @@ export * from './validate';
 export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';
 export { requirement, versionString } from './versions';
 export { checkHandles, handleChecksEnabled, registerHandle, HANDLE_CHECKS_ENV } from './handle-check';
-export { jsRuntime, jsRuntimeVersion, type JsRuntime } from './jsruntime';
+export { jsRuntime, jsRuntimeName, jsRuntimeVersion, type JsRuntime } from './jsruntime';
 export { defaultFfi, FFI_BACKENDS, type FfiBackend } from './ffi-choice';
 /** Why bun:ffi is unavailable here ('' when it is available); ./bunffi loads on this call only. */
 export const bunFfiUnavailableReason = (): string => (require('./bunffi') as typeof import('./bunffi')).bunFfiUnavailableReason();

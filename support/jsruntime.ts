@@ -31,3 +31,8 @@ export function jsRuntimeVersion(): string {
       return process.versions.node;
   }
 }
+
+/** How messages name `runtime` (`Node`, `Bun`, `Deno`). */
+export function jsRuntimeName(runtime: JsRuntime = jsRuntime()): string {
+  return { node: 'Node', bun: 'Bun', deno: 'Deno' }[runtime];
+}

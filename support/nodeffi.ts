@@ -25,6 +25,7 @@
 import { types } from 'node:util';
 import type { NativeFunction } from './binder';
 import { FIX_ARGUMENTS } from './fixed-call';
+import { jsRuntime, jsRuntimeName, jsRuntimeVersion, type JsRuntime } from './jsruntime';
 import { libraryCandidates, type LibrarySpec } from './library';
 
 /** The part of `node:ffi` cuda-ts uses. */
@@ -54,7 +55,7 @@ export function nodeFfi(): NodeFfiModule | undefined {
       const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
       const m = getBuiltin ? getBuiltin('node:ffi') : undefined;
       if (m && typeof (m as NodeFfiModule).DynamicLibrary === 'function') ffiModule = m as NodeFfiModule;
-      else unavailable = `node ${process.version} has no node:ffi (Node 26 provides it; with --experimental-ffi before 26.10)`;
+      else unavailable = nodeFfiMissing(jsRuntime(), jsRuntime() === 'node' ? process.version : jsRuntimeVersion());
     } catch (e) {
       unavailable = `node:ffi did not load: ${(e as Error).message}`;
     }
@@ -62,7 +63,17 @@ export function nodeFfi(): NodeFfiModule | undefined {
   return ffiModule ?? undefined;
 }
 
-/** Why node:ffi is unavailable in this Node ('' when it is available). */
+/**
+ * Why a runtime without node:ffi has none. Bun and Deno report a Node `process.version` of their own
+ * (Bun 1.4 says v26.3.0), so under them the reason names the runtime, not a Node version.
+ * @internal
+ */
+export function nodeFfiMissing(runtime: JsRuntime, version: string): string {
+  if (runtime !== 'node') return `node:ffi is Node's own FFI; this is ${jsRuntimeName(runtime)} ${version}, not Node`;
+  return `node ${version} has no node:ffi (Node 26 provides it; with --experimental-ffi before 26.10)`;
+}
+
+/** Why node:ffi is unavailable in this process ('' when it is available). */
 export function nodeFfiUnavailableReason(): string {
   nodeFfi();
   return unavailable;

@@ -10,6 +10,7 @@ import {
   Scratch,
   defaultFfi,
   jsRuntime,
+  jsRuntimeVersion,
   koffi,
   loadLibrary,
   nodeFfi,
@@ -18,6 +19,7 @@ import {
   nodeFfiUnavailableReason,
 } from '../support';
 import { bunFfiSignature, bunFfiUnavailableReason } from '../support/bunffi';
+import { nodeFfiMissing } from '../support/nodeffi';
 import { FIX_ARGUMENTS, fixedCall } from '../support/fixed-call';
 import { denoCallPlan, denoFfiUnavailableReason } from '../support/denoffi';
 
@@ -64,6 +66,39 @@ describe('node:ffi signature mapping (no library needed)', () => {
     const b = new Binder(runtimeSpec);
     expect(() => b.configure({ ffi: 'ctypes' as FfiBackend })).toThrow(TypeError);
     expect(b.ffi).toBe(defaultFfi());
+  });
+});
+
+describe('why node:ffi is unavailable (no library needed)', () => {
+  test("under Bun or Deno the reason names that runtime, not the Node version it reports (Bun 1.4's v26.3.0)", () => {
+    expect(nodeFfiMissing('bun', '1.4.5')).toBe("node:ffi is Node's own FFI; this is Bun 1.4.5, not Node");
+    expect(nodeFfiMissing('deno', '2.9.6')).toBe("node:ffi is Node's own FFI; this is Deno 2.9.6, not Node");
+    expect(nodeFfiMissing('node', 'v22.3.0')).toMatch(/^node v22\.3\.0 has no node:ffi \(Node 26 provides it/);
+  });
+  test('under Bun the reason says so (under Node: a process made to look like Bun 1.4.5, whose process.version is v26.3.0)', () => {
+    if (jsRuntime() !== 'node') {
+      // the real thing: Bun or Deno running the suite
+      expect(nodeFfiUnavailableReason()).toBe(`node:ffi is Node's own FFI; this is ${jsRuntime() === 'bun' ? 'Bun' : 'Deno'} ${jsRuntimeVersion()}, not Node`);
+      return;
+    }
+    const g = globalThis as { Bun?: unknown };
+    const savedGet = Object.getOwnPropertyDescriptor(process, 'getBuiltinModule');
+    const savedVersion = Object.getOwnPropertyDescriptor(process, 'version');
+    g.Bun = { version: '1.4.5' };
+    Object.defineProperty(process, 'getBuiltinModule', { value: () => undefined, configurable: true, writable: true });
+    Object.defineProperty(process, 'version', { value: 'v26.3.0', configurable: true, writable: true });
+    try {
+      let reason = '';
+      jest.isolateModules(() => {
+        reason = (require('../support/nodeffi') as typeof import('../support/nodeffi')).nodeFfiUnavailableReason();
+      });
+      expect(reason).toBe("node:ffi is Node's own FFI; this is Bun 1.4.5, not Node");
+    } finally {
+      delete g.Bun;
+      if (savedGet) Object.defineProperty(process, 'getBuiltinModule', savedGet);
+      else delete (process as { getBuiltinModule?: unknown }).getBuiltinModule;
+      if (savedVersion) Object.defineProperty(process, 'version', savedVersion);
+    }
   });
 });
 
