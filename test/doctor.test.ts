@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { aboutCudaTs } from '../src/doctor/cli';
 import { diagnose } from '../src/doctor/diagnose';
 import { formatReport } from '../src/doctor/format';
 import type { DoctorReport } from '../src/doctor/report';
@@ -214,12 +215,47 @@ describe('cuda-ts doctor: runtime, FFI and kernel cache', () => {
     const runtime = jsRuntime();
     const ffi = { node: 'koffi', bun: 'bun', deno: 'deno' }[runtime];
     expect(report.runtime).toEqual({ name: runtime, version: jsRuntimeVersion(), ffi });
+    // Node's version only under Node: Bun and Deno report a process.version of their own (Bun 1.4: v26.3.0)
+    expect(report.cudaTs.node).toBe(runtime === 'node' ? process.version : undefined);
+    // --help lists every field of the JSON
+    const fields = /fields: ([^;)]+)/.exec(doctor(['doctor', '--help']).stdout)?.[1].split(/,\s*/) ?? [];
+    expect(Object.keys(report).filter((k) => !fields.includes(k))).toEqual([]);
     expect(report.kernelCache).toEqual({ enabled: true, dir: tmp, maxBytes: 2 ** 20, entries: 1, bytes: 3000 });
     const text = doctor(['doctor'], env).stdout;
     expect(text).toContain(
       `${{ node: 'Node', bun: 'Bun', deno: 'Deno' }[runtime]} ${jsRuntimeVersion()}, FFI ${{ node: 'koffi', bun: 'bun:ffi', deno: 'Deno.dlopen' }[runtime]}`,
     );
     expect(text).toContain(`${tmp}: 1 entries, 0.0 MiB of 1.0 MiB`);
+  });
+  test("cudaTs.node is Node's version under Node only; the text names the runtime (here one made to look like Bun)", () => {
+    expect(aboutCudaTs()).toEqual(
+      jsRuntime() === 'node' ? { node: process.version, platform: `${process.platform} ${process.arch}` } : { platform: `${process.platform} ${process.arch}` },
+    );
+    const g = globalThis as { Bun?: unknown };
+    const hadBun = jsRuntime() === 'bun';
+    if (!hadBun) g.Bun = { version: '1.4.5' };
+    try {
+      expect(aboutCudaTs()).toEqual({ platform: `${process.platform} ${process.arch}` });
+    } finally {
+      if (!hadBun) delete g.Bun;
+    }
+    const report = {
+      cudaTs: { version: '0.1.0', platform: 'linux x64' },
+      driver: { found: false },
+      gpus: [],
+      releases: [],
+      libraries: [],
+      environment: {},
+      problems: [],
+      usable: false,
+    };
+    expect(formatReport({ ...report, runtime: { name: 'bun', version: '1.4.5' } }).split('\n')[0]).toBe('cuda-ts doctor (cuda-ts 0.1.0, Bun 1.4.5, linux x64)');
+    expect(formatReport({ ...report, runtime: { name: 'node', version: '22.3.0' } }).split('\n')[0]).toBe(
+      'cuda-ts doctor (cuda-ts 0.1.0, Node v22.3.0, linux x64)',
+    );
+    expect(formatReport({ ...report, cudaTs: { ...report.cudaTs, node: 'v22.3.0' } }).split('\n')[0]).toBe(
+      'cuda-ts doctor (cuda-ts 0.1.0, Node v22.3.0, linux x64)',
+    );
   });
   test('a refused CUDA_TS_FFI or cache setting is an error with its fix; an FFI this runtime lacks is a warning', () => {
     const bad = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: 'ctypes', CUDA_TS_CACHE: 'maybe' })).stdout) as DoctorReport;

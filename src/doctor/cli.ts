@@ -1,6 +1,7 @@
 // `cuda-ts doctor [--json]`: tells whether CUDA works here and what to do if not. Exit 0 when usable,
 // 1 when not, 2 on a usage error. Prints no stack trace, whatever happens.
 import { existsSync } from 'node:fs';
+import { jsRuntime } from '../../support';
 import { diagnose } from './diagnose';
 import { formatReport } from './format';
 import { probeRuntime } from './js-runtime';
@@ -9,12 +10,22 @@ import type { DoctorReport } from './report';
 const USAGE = `usage: cuda-ts doctor [--json]
   Reports the CUDA driver, every GPU, every CUDA library cuda-ts can find and which bindings release
   fits each, the environment overrides in effect, and each problem with its fix.
-  --json   the same as one JSON object (fields: usable, driver, gpus, releases, libraries, environment, runtime, kernelCache, problems)
+  --json   the same as one JSON object (fields: cudaTs, usable, driver, gpus, releases, libraries, environment, nvml, runtime,
+           kernelCache, problems; runtime names Node, Bun or Deno and its version, cudaTs.node is Node's version under Node only)
   exit status: 0 when CUDA is usable here, 1 when not`;
+
+/**
+ * The report's `cudaTs` before the package's version is known: the platform, and the Node version only
+ * under Node (Bun and Deno report a `process.version` of their own: Bun 1.4 says v26.3.0; `runtime`
+ * names them).
+ */
+export function aboutCudaTs(): DoctorReport['cudaTs'] {
+  return { ...(jsRuntime() === 'node' ? { node: process.version } : {}), platform: `${process.platform} ${process.arch}` };
+}
 
 /** Everything the doctor checks, gathered now (in this process). */
 export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
-  const base = { cudaTs: { node: process.version, platform: `${process.platform} ${process.arch}` } };
+  const base = { cudaTs: aboutCudaTs() };
   let probe: typeof import('./probe');
   try {
     // koffi (a native module) loads here: its failure is a finding too.

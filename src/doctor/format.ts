@@ -40,7 +40,8 @@ function libraryRow(l: LibraryFinding): string[] {
 /** The report as the lines of one screen. */
 export function formatReport(r: DoctorReport): string {
   const lines: string[] = [];
-  const runtime = r.runtime && r.runtime.name !== 'node' ? `${r.runtime.name === 'bun' ? 'Bun' : 'Deno'} ${r.runtime.version}` : `Node ${r.cudaTs.node}`;
+  const rt = r.runtime;
+  const runtime = rt && rt.name !== 'node' ? `${rt.name === 'bun' ? 'Bun' : 'Deno'} ${rt.version}` : `Node ${r.cudaTs.node ?? (rt ? `v${rt.version}` : '?')}`;
   lines.push(`cuda-ts doctor${r.cudaTs.version ? ` (cuda-ts ${r.cudaTs.version}` : ' ('}, ${runtime}, ${r.cudaTs.platform})`);
 
   lines.push('', 'Driver');

@@ -79,7 +79,9 @@ export interface Problem {
 
 /** Everything the doctor reports. */
 export interface DoctorReport {
-  cudaTs: { version?: string; node: string; platform: string };
+  /** The package's version, the platform and, under Node only, Node's version (`process.version`; Bun and
+   *  Deno report one of their own, so `runtime` names the runtime). */
+  cudaTs: { version?: string; node?: string; platform: string };
   driver: DriverFinding;
   gpus: GpuFinding[];
   releases: ReleaseFinding[];
