@@ -153,9 +153,12 @@ export class Binder {
     return this.backends?.get(name);
   }
 
-  /** The loaded library (loads it on first use). */
-  library(): LoadedLibrary {
-    return (this.lib ??= loadLibrary(this.spec));
+  /**
+   * The loaded library (loads it on first use).
+   * @param call the call that needs it, which a {@link CudaLibraryError} names
+   */
+  library(call?: string): LoadedLibrary {
+    return (this.lib ??= loadLibrary(this.spec, process.env, call));
   }
 
   /**
@@ -179,7 +182,7 @@ export class Binder {
     since?: string,
     proc?: readonly [string, number, number?],
   ): NativeFunction {
-    const lib = this.library();
+    const lib = this.library(name); // the first function bound loads the library: its error names it
     const ptds = this.perThreadDefaultStream && ptdsSymbol !== undefined;
     const exported = ptds ? ptdsSymbol! : symbol;
     let fn: NativeFunction | undefined;

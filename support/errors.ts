@@ -121,19 +121,22 @@ export class CudaSymbolError extends CudaError {
 export class CudaLibraryError extends CudaError {
   /** Every path tried, each with why it failed (also listed in the message). */
   readonly tried: string[];
-  /** Made by library discovery; its `code` is -2. */
-  constructor(module: string, detail: string, tried: string[]) {
-    checkErrorArgs(new.target.name, module, '', -2, '', undefined, undefined); // before the message is built from it
+  /**
+   * Made by library discovery; its `code` is -2. `func` is the call that needed the library (the C
+   * function whose first call loads it), which starts the message; `(load)` when none is known.
+   */
+  constructor(module: string, detail: string, tried: string[], func?: string) {
+    checkErrorArgs(new.target.name, module, func ?? '', -2, '', undefined, undefined); // before the message is built from them
     if (typeof detail !== 'string') throw new TypeError(`${new.target.name}: detail must be a string, got ${shortly(detail)}`);
     if (!Array.isArray(tried) || !tried.every((t) => typeof t === 'string'))
       throw new TypeError(`${new.target.name}: tried must be an array of strings, got ${shortly(tried)}`);
     super(
       module,
-      '(load)',
+      func || '(load)',
       -2,
       'CUDA_TS_LIBRARY_NOT_FOUND',
       undefined,
-      `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`,
+      `${func ? `${func}: ` : ''}cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`,
     );
     this.tried = tried;
   }

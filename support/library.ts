@@ -112,11 +112,14 @@ export function libraryOrigin(lib: object): { path: string; how: string } | unde
 
 /**
  * Loads the first candidate that loads (see {@link libraryCandidates}), once per process.
+ * @param call the call that needs the library (the Binder gives the C function being bound), named first
+ *   in the error's message and its `func`
  * @throws {@link CudaLibraryError} listing every path tried; at once when the module's variable names a
  * file that does not exist or does not load (an override that cannot be honoured is never passed over)
  */
-export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LoadedLibrary {
+export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env, call?: string): LoadedLibrary {
   checkLibrarySpec('loadLibrary', spec, env);
+  if (call !== undefined && typeof call !== 'string') throw new TypeError(`loadLibrary: call must be a string or undefined, got ${typeof call}`);
   const key = `${spec.module}:${spec.sonames.join(',')}`;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -126,7 +129,7 @@ export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.
     const override = how === `$${spec.env}`;
     if (isPath && !existsSync(path)) {
       tried.push(`${path} (${how}): no such file`);
-      if (override) throw new CudaLibraryError(spec.module, `${spec.env}=${path} names no file (unset it to search the usual places)`, tried);
+      if (override) throw new CudaLibraryError(spec.module, `${spec.env}=${path} names no file (unset it to search the usual places)`, tried, call);
       continue;
     }
     try {
@@ -136,8 +139,8 @@ export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.
       return lib;
     } catch (e) {
       tried.push(`${path} (${how}): ${(e as Error).message.split('\n')[0]}`);
-      if (override) throw new CudaLibraryError(spec.module, `${spec.env}=${path} does not load`, tried);
+      if (override) throw new CudaLibraryError(spec.module, `${spec.env}=${path} does not load`, tried, call);
     }
   }
-  throw new CudaLibraryError(spec.module, `none of ${spec.sonames.join(', ')} could be loaded (set ${spec.env} to its path)`, tried);
+  throw new CudaLibraryError(spec.module, `none of ${spec.sonames.join(', ')} could be loaded (set ${spec.env} to its path)`, tried, call);
 }

@@ -54,3 +54,54 @@ test('loadLibrary, libraryCandidates and the Binder refuse a malformed spec with
   expect(() => loadLibrary(good, 5 as never)).toThrow(/^loadLibrary: env must be an object/);
   expect(() => new Binder({ ...good, cudaVersion: '13.0', cudaVersionNumber: 13000, resolve: 'guess' } as never)).toThrow(/spec\.resolve/);
 });
+
+test('a library that cannot load names the call that needed it; class, code and the paths tried are unchanged', () => {
+  const spec = {
+    module: 'runtime',
+    cudaVersion: '13.0',
+    cudaVersionNumber: 13000,
+    sonames: ['libcudart.so.13'],
+    env: 'CUDA_TS_TEST_CALL_LIBRARY',
+    resolve: 'symbol' as const,
+  };
+  const saved = process.env.CUDA_TS_TEST_CALL_LIBRARY;
+  process.env.CUDA_TS_TEST_CALL_LIBRARY = '/nonexistent/libcudart.so.13';
+  let error: unknown;
+  try {
+    new Binder(spec).bind('cudaGetDeviceCount', 'cudaGetDeviceCount', undefined, 'int', ['void *']);
+  } catch (e) {
+    error = e;
+  } finally {
+    if (saved === undefined) delete process.env.CUDA_TS_TEST_CALL_LIBRARY;
+    else process.env.CUDA_TS_TEST_CALL_LIBRARY = saved;
+  }
+  expect(error).toBeInstanceOf(CudaLibraryError);
+  const e = error as CudaLibraryError;
+  expect([e.func, e.code, e.name, e.module]).toEqual(['cudaGetDeviceCount', -2, 'CUDA_TS_LIBRARY_NOT_FOUND', 'runtime']);
+  expect(e.message).toBe(
+    'cudaGetDeviceCount: cannot load the runtime library: CUDA_TS_TEST_CALL_LIBRARY=/nonexistent/libcudart.so.13 names no file (unset it to search the usual places)' +
+      '\n  tried:\n    /nonexistent/libcudart.so.13 ($CUDA_TS_TEST_CALL_LIBRARY): no such file',
+  );
+  expect(e.tried).toEqual(['/nonexistent/libcudart.so.13 ($CUDA_TS_TEST_CALL_LIBRARY): no such file']);
+  // without a call (loadLibrary itself, NCCL's check): as before
+  const bare = new CudaLibraryError('driver', 'none loaded', []);
+  expect([bare.func, bare.message]).toEqual(['(load)', 'cannot load the driver library: none loaded']);
+  expect(() => new CudaLibraryError('driver', 'none loaded', [], 5 as never)).toThrow(/^CudaLibraryError: func must be a string/);
+});
+
+test('Device.count() without a loadable driver: the error names the C call that loaded it', () => {
+  const script = `
+    const { Device } = require(${JSON.stringify(join(root, 'src'))});
+    try { Device.count(); process.stdout.write('no error'); } catch (e) { process.stdout.write(JSON.stringify({ cls: e.constructor.name, func: e.func, code: e.code, message: e.message })); }
+  `;
+  const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
+  const out = JSON.parse(r.stdout) as { cls: string; func: string; code: number; message: string };
+  expect(out).toEqual({
+    cls: 'CudaLibraryError',
+    func: 'cuInit',
+    code: -2,
+    message:
+      'cuInit: cannot load the driver library: CUDA_TS_DRIVER_LIBRARY=/nonexistent/libcuda.so.1 names no file (unset it to search the usual places)' +
+      '\n  tried:\n    /nonexistent/libcuda.so.1 ($CUDA_TS_DRIVER_LIBRARY): no such file',
+  });
+});
