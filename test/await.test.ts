@@ -5,7 +5,7 @@ import { Stream } from '../src/stream';
 import { Event } from '../src/event';
 import { CudaError, OBJECTS_ERROR } from '../src/errors';
 import { configureWaits, resetWaiterForTests, waiterStats } from '../src/await/waiter';
-import { forgetMarkerPools, markerStats } from '../src/await/markers';
+import { HELPERS_PER_CONTEXT, forgetMarkerPools, markerStats } from '../src/await/markers';
 import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import { poll } from '../src/poll';
@@ -132,24 +132,58 @@ describe('Stream.synchronized through the waiter', () => {
     await expectClean();
   });
 
-  test('1,024 waits over 64 streams all resume, with at most one park per stream, and leave nothing', async () => {
+  test('1,024 waits over 64 streams all resume on at most 8 helper streams, and leave nothing', async () => {
     const streams = Array.from({ length: 64 }, () => busyStream());
     const waits = streams.flatMap((s) => Array.from({ length: 16 }, () => s.synchronized()));
     await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 1024, queues: 64, parked: 64 });
+    // one host function per helper; the other 56 streams ride on their wakes
+    expect(waiterStats()).toMatchObject({ pending: 1024, queues: 64, parked: 64, riding: 56 });
+    expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
+    expect(count('cuLaunchHostFunc')).toBe(HELPERS_PER_CONTEXT);
     for (const [i, s] of streams.entries()) if (i % 2 === 0) gpu.finish(s.handle);
     await turns(5);
-    expect(waiterStats().pending).toBe(512);
+    expect(waiterStats().pending).toBe(512); // the first wake checked the riders too
     for (const s of streams) gpu.finish(s.handle);
     await Promise.all(waits);
-    expect(count('cuLaunchHostFunc')).toBe(64);
+    expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
+    expect(count('cuLaunchHostFunc')).toBeLessThanOrEqual(64);
     expect(channel.arms).toBeLessThanOrEqual(64);
+    await expectClean();
+  });
+
+  test('a riding wait resolves within a few ms without any wake, then takes a helper given back', async () => {
+    configureWaits({ sweepMs: 10_000 }); // the parked holders' sweep: only the ride check can find the rider
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const held = holders.map((s) => s.synchronized());
+    const rider = busyStream();
+    const p = rider.synchronized();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT + 1, riding: 1 });
+    gpu.finish(rider.handle); // no host function of its own posts: the ride check finds it
+    const t0 = performance.now();
+    await p;
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(waiterStats().riding).toBe(0);
+    // a rider promoted when a holder's queue ends: it parks on that helper, no new stream
+    const late = busyStream();
+    const q = late.synchronized();
+    await turns(3);
+    expect(waiterStats().riding).toBe(1);
+    gpu.finish(holders[0].handle);
+    await held[0];
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ riding: 0, parked: HELPERS_PER_CONTEXT });
+    expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
+    gpu.finish(late.handle);
+    await q;
+    for (const s of holders) gpu.finish(s.handle);
+    await Promise.all(held);
     await expectClean();
   });
 });
 
 describe('cancellation', () => {
-  test('an abort while parked rejects with an AbortError CudaError, releases the channel, retires the helper', async () => {
+  test('an abort while parked rejects with an AbortError CudaError, releases the channel, drains the helper', async () => {
     const s = busyStream();
     const ac = new AbortController();
     const p = s.synchronized({ signal: ac.signal });
@@ -163,9 +197,27 @@ describe('cancellation', () => {
     expect(e).toMatchObject({ name: 'AbortError', code: OBJECTS_ERROR.aborted, cause: reason });
     expect((e as Error).message).toMatch(/^Stream\.synchronized: the wait was aborted \(client went away\)/);
     await expectClean();
-    expect(gpu.destroyedHelpers).toHaveLength(1); // it still waits for the marker: not reused
+    // it still waits for the marker: kept aside, not put in front of the next wait, not destroyed
+    expect(markerStats()).toMatchObject({ helpersIdle: 0, helpersDraining: 1 });
+    const other = busyStream();
+    const q = other.synchronized();
+    await turns(3);
+    const helpers = gpu.calls.filter(([n]) => n === 'cuLaunchHostFunc').map(([, a]) => a[0]);
+    expect(helpers).toHaveLength(2);
+    expect(helpers[1]).not.toBe(helpers[0]);
+    gpu.finish(other.handle);
+    await q;
     gpu.finish(s.handle); // the stale host function only posts
     await turns(3);
+    await expectClean();
+    expect(gpu.destroyedHelpers).toHaveLength(0);
+    // drained: the next park takes it again, no new stream
+    const third = busyStream();
+    const r = third.synchronized();
+    await turns(3);
+    expect(count('cuStreamCreate')).toBe(2);
+    gpu.finish(third.handle);
+    await r;
     await expectClean();
   });
 

@@ -2,19 +2,27 @@
 // is for the work enqueued before it, not for what is enqueued later) and helper streams (a parked wait
 // makes a helper stream wait for its event, then enqueues the wake host function there, so the stream
 // the program uses gets nothing inserted after the point it awaits). Raw handles, reused; a destroyed
-// context takes them with it.
+// context takes them with it. Helpers are few and kept: creating a stream can block while the GPU works
+// (the driver grows its pool of streams; ~20 ms on an H100 with 80 streams busy), so a wait must not
+// make one each time a crowd parks.
 import * as drv from '../driver';
 import type { Context } from '../context';
 
 interface ContextPools {
   markers: number[];
+  /** Idle helpers. */
   helpers: number[];
+  /** Helpers given back while they may still wait for a cancelled wait's event: reused once idle. */
+  draining: number[];
   /** Helpers handed out and not yet given back. */
   helpersOut: number;
 }
 
+/** The most helper streams a context has (idle, handed out or draining); see {@link takeHelper}. */
+export const HELPERS_PER_CONTEXT = 8;
+
 const pools = new Map<Context, ContextPools>();
-/** Idle handles kept per context and kind; more are destroyed. */
+/** Idle markers kept per context; more are destroyed. */
 const KEPT = 256;
 
 /**
@@ -30,7 +38,7 @@ export function perContext<T>(map: Map<Context, T>, ctx: Context, make: () => T)
 }
 
 function poolsOf(ctx: Context): ContextPools {
-  return perContext(pools, ctx, () => ({ markers: [], helpers: [], helpersOut: 0 }));
+  return perContext(pools, ctx, () => ({ markers: [], helpers: [], draining: [], helpersOut: 0 }));
 }
 
 /** An event of `ctx` without timing, for one wait (give it back with {@link giveMarker}). */
@@ -50,46 +58,54 @@ export function giveMarker(ctx: Context, ev: number): void {
   else drv.release(ctx, 'cuEventDestroy', ev);
 }
 
-/** A non-blocking helper stream of `ctx`. */
-export function takeHelper(ctx: Context): number {
+/**
+ * A non-blocking helper stream of `ctx`: an idle one, a drained one, or a new one while the context has
+ * fewer than {@link HELPERS_PER_CONTEXT}; undefined when all of them are in use (the wait rides on the
+ * others' wakes instead).
+ */
+export function takeHelper(ctx: Context): number | undefined {
   const p = poolsOf(ctx);
-  p.helpersOut++;
-  const h = p.helpers.pop();
-  if (h !== undefined) return h;
-  try {
+  let h = p.helpers.pop() ?? drained(ctx, p);
+  if (h === undefined) {
+    if (p.helpersOut + p.draining.length >= HELPERS_PER_CONTEXT) return undefined;
     drv.call(ctx, 'cuStreamCreate', drv.out64, drv.CUstream_flags.CU_STREAM_NON_BLOCKING);
-  } catch (e) {
-    p.helpersOut--;
-    throw e;
+    h = drv.outNumber();
   }
-  return drv.outNumber();
+  p.helpersOut++;
+  return h;
+}
+
+/** A draining helper that has become idle (taken out of the draining list), or undefined. */
+function drained(ctx: Context, p: ContextPools): number | undefined {
+  const i = p.draining.findIndex((h) => drv.query(ctx, 'cuStreamQuery', h));
+  return i < 0 ? undefined : p.draining.splice(i, 1)[0];
 }
 
 /**
  * Gives a helper back. `stuck`: it may still wait for an event that is far from done (a cancelled
- * wait's), so it is destroyed (cuStreamDestroy returns at once; the driver frees it when it drains)
- * rather than put in front of the next wait.
+ * wait's), so it drains before the next wait gets it (its late host function costs one wake).
  */
 export function giveHelper(ctx: Context, h: number, stuck: boolean): void {
   if (ctx.core.destroyed) return;
   const p = poolsOf(ctx);
   p.helpersOut = Math.max(0, p.helpersOut - 1);
-  if (!stuck && p.helpers.length < KEPT) p.helpers.push(h);
-  else drv.release(ctx, 'cuStreamDestroy', h);
+  (stuck ? p.draining : p.helpers).push(h);
 }
 
 /** Counts for tests and the bench: markers and helpers idle, helpers in use, over every context. */
-export function markerStats(): { markersIdle: number; helpersIdle: number; helpersOut: number } {
+export function markerStats(): { markersIdle: number; helpersIdle: number; helpersOut: number; helpersDraining: number } {
   let markersIdle = 0;
   let helpersIdle = 0;
   let helpersOut = 0;
+  let helpersDraining = 0;
   for (const [ctx, p] of pools) {
     if (ctx.core.destroyed) continue;
     markersIdle += p.markers.length;
     helpersIdle += p.helpers.length;
     helpersOut += p.helpersOut;
+    helpersDraining += p.draining.length;
   }
-  return { markersIdle, helpersIdle, helpersOut };
+  return { markersIdle, helpersIdle, helpersOut, helpersDraining };
 }
 
 /** Test seam: forgets every pool (the fake driver's handles mean nothing to the next test). @internal */

@@ -10,7 +10,10 @@
 //   3. Park: a helper stream of the context waits for the event (cuStreamWaitEvent) and then runs
 //      libc's sem_post as a host function (./wake.ts); one koffi `.async` sem_wait per JS thread sleeps
 //      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
-//      No CPU while parked, one pool thread whatever the number of waits.
+//      No CPU while parked, one pool thread whatever the number of waits. A context has at most
+//      HELPERS_PER_CONTEXT helpers (./markers.ts); a queue parked when all are in use rides: it has no
+//      host function of its own, is checked at every wake and every RIDE_CHECK_MS, and takes the next
+//      helper given back.
 //   4. Predicted window: the duration of the last wait on the same key (a stream, an event) predicts
 //      when this one ends; the shared loop spins again from a little before that instant to a little
 //      after it, so repeated work resumes at the speed of a blocking wait for a fraction of its CPU.
@@ -96,6 +99,8 @@ const settings: WaiterSettings = {
 
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
+/** While a queue rides (no helper of its own), parked waits are checked this often (ms). */
+const RIDE_CHECK_MS = 4;
 
 /**
  * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
@@ -149,6 +154,8 @@ interface Queue {
   stuck: boolean;
   /** The current park used the helper (not a host function already on the awaited stream). */
   onHelper: boolean;
+  /** Parked without a host function of its own (every helper of the context was in use). */
+  riding: boolean;
   /** Spin passes over this queue (a pass asks the markers every 4th time only, see advance). */
   passes: number;
   spinning: boolean;
@@ -176,6 +183,8 @@ let deferTimer: ReturnType<typeof setImmediate> | undefined;
 /** performance.now() past which this turn settles no more waits (see beginTurn). */
 let budgetEnd = 0;
 let sweeper: ReturnType<typeof setTimeout> | undefined;
+/** When the pending sweep runs (performance.now()); Infinity when none is pending. */
+let sweepDue = Infinity;
 let channelInUse: WakeChannel | undefined;
 const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 0 };
 
@@ -268,6 +277,7 @@ function enqueue(w: Wait): void {
       helper: undefined,
       stuck: false,
       onHelper: false,
+      riding: false,
       passes: 0,
       spinning: false,
       windowStart: 0,
@@ -511,17 +521,19 @@ function cancel(w: Wait, e: unknown): void {
   else if (parkedCount === 0) quiesce();
 }
 
-/** Enqueues the wake for the head of `q` on its helper stream (none when the head posted already). */
+/** Enqueues the wake for the head of `q` on its helper stream (none when the head posted already or no helper is free). */
 function park(q: Queue): void {
   const head = q.waits[0];
   const channel = channelInUse!;
-  if (head.posted) {
-    q.onHelper = false;
-    return parked(q, head, channel);
-  }
+  q.onHelper = q.riding = false;
+  if (head.posted) return parked(q, head, channel);
   try {
     if (q.helper === undefined) q.helper = takeHelper(q.ctx);
     const h = q.helper;
+    if (h === undefined) {
+      q.riding = true; // every helper is in use: checked at wakes and sweeps, promoted when one is given back
+      return parked(q, head, channel);
+    }
     drv.callHinted(q.ctx, 'cuStreamWaitEvent', h, head.target.event, 0);
     drv.callHinted(q.ctx, 'cuLaunchHostFunc', h, channel.hostFn, channel.userData);
   } catch {
@@ -541,7 +553,31 @@ function parked(q: Queue, head: Wait, channel: WakeChannel): void {
   parkedCount++;
   counters.parks++;
   channel.arm(onWake);
-  sweeper ??= setTimeout(sweep, settings.sweepMs);
+  sweepWithin(q.riding ? RIDE_CHECK_MS : settings.sweepMs);
+}
+
+/** A helper of `ctx` was given back: the first queue riding there parks on it. */
+function promoteRider(ctx: Context): void {
+  for (const q of queues.values()) {
+    if (q.ctx === ctx && q.riding && q.parked !== undefined && !q.pollOnly) {
+      park(q);
+      return;
+    }
+  }
+}
+
+/** Makes the sweep run within `ms` (sooner than the one pending, if any). */
+function sweepWithin(ms: number): void {
+  const due = now() + ms;
+  if (sweeper !== undefined && sweepDue <= due) return;
+  if (sweeper !== undefined) clearTimeout(sweeper);
+  sweepDue = due;
+  sweeper = setTimeout(sweep, ms);
+}
+
+function anyRiding(): boolean {
+  for (const q of queues.values()) if (q.riding && q.parked !== undefined) return true;
+  return false;
 }
 
 function onWake(): void {
@@ -557,9 +593,10 @@ function checkParked(): void {
 
 function sweep(): void {
   sweeper = undefined;
+  sweepDue = Infinity;
   beginTurn();
   checkParked();
-  if (parkedCount > 0) sweeper = setTimeout(sweep, settings.sweepMs);
+  if (parkedCount > 0) sweepWithin(anyRiding() ? RIDE_CHECK_MS : settings.sweepMs);
 }
 
 /** No wait is parked: wake the sleeping pool thread so that it returns, and stop the sweep. */
@@ -567,6 +604,7 @@ function quiesce(): void {
   channelInUse?.release();
   if (sweeper !== undefined) clearTimeout(sweeper);
   sweeper = undefined;
+  sweepDue = Infinity;
 }
 
 function dropQueue(q: Queue): void {
@@ -581,11 +619,8 @@ function dropQueue(q: Queue): void {
   if (q.helper !== undefined) {
     const h = q.helper;
     q.helper = undefined;
-    try {
-      giveHelper(q.ctx, h, q.stuck);
-    } catch {
-      // a failed destroy of an idle helper stream harms nothing the program holds
-    }
+    giveHelper(q.ctx, h, q.stuck);
+    if (!q.stuck) promoteRider(q.ctx);
   }
 }
 
@@ -594,6 +629,8 @@ export function waiterStats(): {
   pending: number;
   queues: number;
   parked: number;
+  /** Parked queues without a helper of their own (see HELPERS_PER_CONTEXT). */
+  riding: number;
   spinning: number;
   windowTimers: number;
   timers: boolean;
@@ -608,8 +645,10 @@ export function waiterStats(): {
   let pending = 0;
   let windowTimers = 0;
   let pollTimers = 0;
+  let riding = 0;
   for (const q of queues.values()) {
     pending += q.waits.length;
+    if (q.riding && q.parked !== undefined) riding++;
     if (q.windowTimer !== undefined) windowTimers++;
     if (q.pollTimer !== undefined) pollTimers++;
   }
@@ -617,6 +656,7 @@ export function waiterStats(): {
     pending,
     queues: queues.size,
     parked: parkedCount,
+    riding,
     spinning: spinning.size,
     windowTimers,
     timers: spinner !== undefined || sweeper !== undefined || deferTimer !== undefined || pollTimers > 0,

@@ -84,7 +84,9 @@ export class FakeGpu {
         return 0;
       },
       cuStreamSynchronize: () => 0,
-      cuStreamQuery: (h: number) => ((this.pending.get(h)?.length ?? 0) === 0 ? 0 : drv.CUresult.CUDA_ERROR_NOT_READY),
+      // a helper is busy while it has ops its event waits hold back
+      cuStreamQuery: (h: number) =>
+        (this.pending.get(h)?.length ?? 0) === 0 && (this.helpers.get(h)?.length ?? 0) === 0 ? 0 : drv.CUresult.CUDA_ERROR_NOT_READY,
       cuEventCreate: (slot: BigUint64Array) => {
         const h = (this.next += 0x10);
         this.events.set(h, { gen: 0, done: true });
