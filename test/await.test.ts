@@ -159,6 +159,15 @@ describe('Stream.synchronized through the waiter', () => {
     const p = rider.synchronized();
     await turns(3);
     expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT + 1, riding: 1 });
+    // the ride checks ask the rider only: the parked holders wake on their own
+    const from = gpu.calls.length;
+    await sleep(20);
+    const asked = gpu.calls
+      .slice(from)
+      .filter(([n]) => n === 'cuStreamQuery')
+      .map(([, a]) => a[0]);
+    expect(asked.filter((h) => h === rider.handle).length).toBeGreaterThanOrEqual(2);
+    expect(asked.filter((h) => holders.some((s) => s.handle === h))).toEqual([]);
     gpu.finish(rider.handle); // no host function of its own posts: the ride check finds it
     const t0 = performance.now();
     await p;

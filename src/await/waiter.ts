@@ -185,6 +185,8 @@ let budgetEnd = 0;
 let sweeper: ReturnType<typeof setTimeout> | undefined;
 /** When the pending sweep runs (performance.now()); Infinity when none is pending. */
 let sweepDue = Infinity;
+/** When a sweep last checked every parked queue (the ride checks between check the riders only). */
+let lastFullSweep = 0;
 let channelInUse: WakeChannel | undefined;
 const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 0 };
 
@@ -587,15 +589,18 @@ function onWake(): void {
   if (parkedCount > 0) channelInUse?.arm(onWake);
 }
 
-function checkParked(): void {
-  for (const q of [...queues.values()]) if (q.parked !== undefined) advance(q);
+/** Checks the parked queues (only the riding ones with `ridersOnly`: the others wake on their own). */
+function checkParked(ridersOnly = false): void {
+  for (const q of [...queues.values()]) if (q.parked !== undefined && (!ridersOnly || q.riding)) advance(q);
 }
 
 function sweep(): void {
   sweeper = undefined;
   sweepDue = Infinity;
   beginTurn();
-  checkParked();
+  const full = !anyRiding() || now() - lastFullSweep >= settings.sweepMs;
+  if (full) lastFullSweep = now();
+  checkParked(!full);
   if (parkedCount > 0) sweepWithin(anyRiding() ? RIDE_CHECK_MS : settings.sweepMs);
 }
 
