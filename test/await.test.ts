@@ -151,6 +151,28 @@ describe('Stream.synchronized through the waiter', () => {
     await expectClean();
   });
 
+  test("a second crowd of 900 waits reuses the first one's markers: no event made or destroyed", async () => {
+    const crowd = async (): Promise<void> => {
+      const streams = Array.from({ length: 64 }, () => busyStream());
+      const waits = Array.from({ length: 900 }, (_, i) => {
+        const s = streams[i % 64];
+        gpu.pending.get(s.handle)!.push(workEvent()); // work between the waits: each needs its own marker
+        return s.synchronized();
+      });
+      await turns(3);
+      for (const s of streams) gpu.finish(s.handle);
+      await Promise.all(waits);
+    };
+    await crowd();
+    const made = count('cuEventCreate');
+    expect(made).toBeGreaterThanOrEqual(900);
+    const destroyed = count('cuEventDestroy');
+    await crowd();
+    expect(count('cuEventCreate')).toBe(made);
+    expect(count('cuEventDestroy')).toBe(destroyed);
+    await expectClean();
+  });
+
   test('a riding wait resolves within a few ms without any wake, then takes a helper given back', async () => {
     configureWaits({ sweepMs: 10_000 }); // the parked holders' sweep: only the ride check can find the rider
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());

@@ -22,8 +22,12 @@ interface ContextPools {
 export const HELPERS_PER_CONTEXT = 8;
 
 const pools = new Map<Context, ContextPools>();
-/** Idle markers kept per context; more are destroyed. */
-const KEPT = 256;
+/**
+ * Idle markers kept per context; more are destroyed. Enough for a crowd: its markers come back at once,
+ * and destroying them in a wake to create them again for the next crowd costs driver calls that can
+ * stall while the GPU works (one cuEventCreate took 3.4 ms on a busy H100).
+ */
+const KEPT = 1024;
 
 /**
  * `map`'s entry for `ctx`, made by `make` when there is none or `ctx` was destroyed (what it held died
