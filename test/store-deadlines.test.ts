@@ -26,11 +26,33 @@ function startServer(): Promise<number> {
   });
 }
 
-afterEach(async () => {
-  if (child?.pid) {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
+/** Sends `sig` to the server process. process.kill, not child.kill: under Deno 2.9 a ChildProcess sends
+ *  no signal after its first kill() (the SIGSTOP), so the server outlived the suite, holding its output. */
+function signal(sig: NodeJS.Signals): void {
+  try {
+    if (child?.pid) process.kill(child.pid, sig);
+  } catch {
+    // gone already
   }
+}
+
+/** Resolves once process `pid` is gone (reaped by its parent); throws after 5 s. */
+async function gone(pid: number): Promise<void> {
+  for (const end = Date.now() + 5_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
+  throw new Error(`the store process ${pid} outlived the test`);
+}
+
+afterEach(async () => {
+  const pid = child?.pid;
+  signal('SIGCONT');
+  signal('SIGKILL');
+  if (pid !== undefined) await gone(pid);
   child = undefined;
   await store?.close();
   store = undefined;
@@ -41,7 +63,7 @@ test('with the serving process stopped, every method rejects within its timeout 
   store = await TcpStore.connect({ host: '127.0.0.1', port, token, timeoutMs: 10_000, size: 2 });
   await store.set('k', 'v'); // it answers while running
   expect((await store.get('k')).toString()).toBe('v');
-  child!.kill('SIGSTOP');
+  signal('SIGSTOP');
   const timeoutMs = 500;
   const o = { timeoutMs };
   const calls: [string, () => Promise<unknown>][] = [
