@@ -1,4 +1,5 @@
 // The doctor's one screen: the report as aligned text. Pure.
+import { jsRuntimeName } from '../../support';
 import type { DoctorReport, GpuFinding, LibraryFinding } from './report';
 import { formatRuntime } from './js-runtime';
 
@@ -41,7 +42,7 @@ function libraryRow(l: LibraryFinding): string[] {
 export function formatReport(r: DoctorReport): string {
   const lines: string[] = [];
   const rt = r.runtime;
-  const runtime = rt && rt.name !== 'node' ? `${rt.name === 'bun' ? 'Bun' : 'Deno'} ${rt.version}` : `Node ${r.cudaTs.node ?? (rt ? `v${rt.version}` : '?')}`;
+  const runtime = rt && rt.name !== 'node' ? `${jsRuntimeName(rt.name)} ${rt.version}` : `Node ${r.cudaTs.node ?? (rt ? `v${rt.version}` : '?')}`;
   lines.push(`cuda-ts doctor${r.cudaTs.version ? ` (cuda-ts ${r.cudaTs.version}` : ' ('}, ${runtime}, ${r.cudaTs.platform})`);
 
   lines.push('', 'Driver');

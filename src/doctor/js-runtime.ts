@@ -6,6 +6,7 @@ import {
   denoFfiUnavailableReason,
   FFI_BACKENDS,
   jsRuntime,
+  jsRuntimeName,
   jsRuntimeVersion,
   nodeFfiUnavailableReason,
   type FfiBackend,
@@ -85,7 +86,6 @@ export function probeRuntime(env: NodeJS.ProcessEnv = process.env): { runtime: R
 }
 
 const FFI_NAMES: Record<FfiBackend, string> = { koffi: 'koffi', node: 'node:ffi', bun: 'bun:ffi', deno: 'Deno.dlopen' };
-const RUNTIME_NAMES: Record<JsRuntime, string> = { node: 'Node', bun: 'Bun', deno: 'Deno' };
 
 /** The runtime and cache sections of the doctor's screen. */
 export function formatRuntime(runtime: RuntimeFinding | undefined, cache: KernelCacheFinding | undefined): string[] {
@@ -96,7 +96,7 @@ export function formatRuntime(runtime: RuntimeFinding | undefined, cache: Kernel
       ? `FFI ${FFI_NAMES[runtime.ffi]}${runtime.ffiUnavailable ? ` unavailable (${runtime.ffiUnavailable}): koffi` : ''}`
       : `FFI koffi (${runtime.ffiUnavailable})`;
     const fallback = runtime.ffi && runtime.ffi !== 'koffi' && !runtime.ffiUnavailable ? ', koffi for what it cannot express' : '';
-    lines.push(`  ${RUNTIME_NAMES[runtime.name]} ${runtime.version}, ${ffi}${fallback}`);
+    lines.push(`  ${jsRuntimeName(runtime.name)} ${runtime.version}, ${ffi}${fallback}`);
   }
   if (cache) {
     lines.push('', 'Kernel cache');
