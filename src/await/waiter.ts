@@ -561,7 +561,7 @@ function parked(q: Queue, head: Wait, channel: WakeChannel): void {
 /** A helper of `ctx` was given back: the first queue riding there parks on it. */
 function promoteRider(ctx: Context): void {
   for (const q of queues.values()) {
-    if (q.ctx === ctx && q.riding && q.parked !== undefined && !q.pollOnly) {
+    if (q.ctx === ctx && rides(q) && !q.pollOnly) {
       park(q);
       return;
     }
@@ -577,8 +577,13 @@ function sweepWithin(ms: number): void {
   sweeper = setTimeout(sweep, ms);
 }
 
+/** `q` is parked without a host function of its own (its `riding` outlives the park it was set for). */
+function rides(q: Queue): boolean {
+  return q.riding && q.parked !== undefined;
+}
+
 function anyRiding(): boolean {
-  for (const q of queues.values()) if (q.riding && q.parked !== undefined) return true;
+  for (const q of queues.values()) if (rides(q)) return true;
   return false;
 }
 
@@ -591,7 +596,7 @@ function onWake(): void {
 
 /** Checks the parked queues (only the riding ones with `ridersOnly`: the others wake on their own). */
 function checkParked(ridersOnly = false): void {
-  for (const q of [...queues.values()]) if (q.parked !== undefined && (!ridersOnly || q.riding)) advance(q);
+  for (const q of [...queues.values()]) if (ridersOnly ? rides(q) : q.parked !== undefined) advance(q);
 }
 
 function sweep(): void {
@@ -653,7 +658,7 @@ export function waiterStats(): {
   let riding = 0;
   for (const q of queues.values()) {
     pending += q.waits.length;
-    if (q.riding && q.parked !== undefined) riding++;
+    if (rides(q)) riding++;
     if (q.windowTimer !== undefined) windowTimers++;
     if (q.pollTimer !== undefined) pollTimers++;
   }
