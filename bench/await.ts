@@ -197,22 +197,43 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   return `${control.text}\n${first.text}\n${second.text}`;
 }
 
-/** The crowd's GPU work (gate, 64 kernels) with nothing awaited: a timer past its end; the process CPU meanwhile. */
-async function crowdControl(c: Ctx): Promise<{ text: string; pct: number }> {
+interface CrowdWork {
+  streams: Stream[];
+  gateStream: Stream;
+  gate: Event;
+}
+
+/** 64 streams and the gate: a 25 ms kernel on a stream of its own and the event recorded behind it. */
+function openGate(c: Ctx): CrowdWork {
   const streams = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
   const gateStream = Stream.create({ nonBlocking: true });
   launch(gateStream, LaunchConfig.linear(1, 1), c.spin, GATE_MS * 1e6, c.host, GATE_FLAG, ++seq);
-  const gate = Event.create({ timing: false }).record(gateStream);
+  return { streams, gateStream, gate: Event.create({ timing: false }).record(gateStream) };
+}
+
+/** On each of the 64 streams, a kernel of 5-11 ms that starts once the gate is done. */
+function launchBehindGate(c: Ctx, { streams, gate }: CrowdWork): void {
   for (const [i, s] of streams.entries()) launch(s.wait(gate), LaunchConfig.linear(1, 1), c.spin, (5 + (i % 7)) * 1e6, c.host, 2 + i, i + 1);
+}
+
+function closeCrowd({ streams, gateStream, gate }: CrowdWork): void {
+  gate.close();
+  streams.forEach((s) => s.close());
+  gateStream.close();
+}
+
+/** The crowd's GPU work (gate, 64 kernels) with nothing awaited: a timer past its end; the process CPU meanwhile. */
+async function crowdControl(c: Ctx): Promise<{ text: string; pct: number }> {
+  const work = openGate(c);
+  const { streams } = work;
+  launchBehindGate(c, work);
   const cpu = process.cpuUsage();
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, GATE_MS + 15)); // past the gate and the longest kernel
   const used = process.cpuUsage(cpu);
   const ms = performance.now() - t0;
   for (const s of streams) s.synchronize();
-  gate.close();
-  streams.forEach((s) => s.close());
-  gateStream.close();
+  closeCrowd(work);
   const cpuMs = (used.user + used.system) / 1000;
   const pct = (cpuMs / ms) * 100;
   return {
@@ -231,16 +252,14 @@ const GATE_MS = 25;
  * opens: a gate waiting for the host deadlocked whenever a driver call of the host blocked behind it.
  */
 async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; value: string; pass: boolean; lagMs: number }> {
-  const streams = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
-  const gateStream = Stream.create({ nonBlocking: true });
-  launch(gateStream, LaunchConfig.linear(1, 1), c.spin, GATE_MS * 1e6, c.host, GATE_FLAG, ++seq);
-  const gate = Event.create({ timing: false }).record(gateStream);
+  const work = openGate(c);
+  const { streams } = work;
   const lag = monitorEventLoopDelay({ resolution: 1 });
   const parks0 = waiterStats().parks;
   const wakes0 = waiterStats().wakes;
   const cpuIssue = process.cpuUsage();
   const t0 = performance.now();
-  for (const [i, s] of streams.entries()) launch(s.wait(gate), LaunchConfig.linear(1, 1), c.spin, (5 + (i % 7)) * 1e6, c.host, 2 + i, i + 1);
+  launchBehindGate(c, work);
   const events = streams.map((s) => Event.create({ timing: false }).record(s));
   const waits: Promise<void>[] = [];
   for (let i = 0; i < 1000; i++) waits.push(i % 4 === 3 ? events[i % 64].synchronized() : streams[i % 64].synchronized());
@@ -254,9 +273,7 @@ async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; valu
   lag.disable();
   const resumed = results.filter((r) => r.status === 'fulfilled').length;
   events.forEach((e) => e.close());
-  gate.close();
-  streams.forEach((s) => s.close());
-  gateStream.close();
+  closeCrowd(work);
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   const st = waiterStats();
   const left = st.pending + st.parked + st.spinning + st.windowTimers + (st.timers ? 1 : 0) + (st.armed ? 1 : 0) + markerStats().helpersOut;
