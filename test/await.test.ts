@@ -28,7 +28,10 @@ beforeEach(() => {
   configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 50, flags: false });
   gpu = new FakeGpu(channel).install(ctx);
 });
-afterEach(() => {
+afterEach(async () => {
+  // a failed test's waits end here, or their timers would reach the real driver after restore()
+  gpu.finishAll();
+  await turns(5);
   gpu.restore();
   setWakeChannel(undefined);
   configureWaits(defaults);
@@ -45,6 +48,14 @@ function workEvent(): number {
   const h = (work += 0x10);
   gpu.events.set(h, { gen: 1, done: false });
   return h;
+}
+/** The streams that queries made from call `from` to `to` asked about: a cuStreamQuery's, or the stream a queried marker was recorded on. */
+function streamsAsked(from: number, to = gpu.calls.length): number[] {
+  const recordedOn = new Map<unknown, unknown>();
+  for (const [n, a] of gpu.calls) if (n === 'cuEventRecord') recordedOn.set(a[0], a[1]);
+  return gpu.calls
+    .slice(from, to)
+    .flatMap(([n, a]) => (n === 'cuStreamQuery' ? [a[0] as number] : n === 'cuEventQuery' ? [recordedOn.get(a[0]) as number] : []));
 }
 function count(name: string): number {
   return gpu.calls.filter(([n]) => n === name).length;
@@ -122,6 +133,36 @@ describe('Stream.synchronized through the waiter', () => {
     await expectClean();
   });
 
+  test('a spin over hundreds of queues yields to the event loop within a slice, not after a whole pass', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    // slow queries (20 µs each): a whole pass over 300 queues takes ~12 ms
+    const slowly = (ready: boolean): number => {
+      const until = performance.now() + 0.02;
+      while (performance.now() < until);
+      return ready ? 0 : 600; // CUDA_ERROR_NOT_READY
+    };
+    gpu.restore();
+    gpu = new FakeGpu(channel).install(ctx, {
+      cuStreamQuery: (h: number) => slowly((gpu.pending.get(h)?.length ?? 0) === 0),
+      cuEventQuery: (ev: number) => slowly(gpu.events.get(ev)?.done === true),
+    });
+    const streams = Array.from({ length: 300 }, () => busyStream());
+    const waits = streams.map((s) => s.synchronized());
+    const perTurn: number[] = [];
+    let last = gpu.calls.length;
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setImmediate(r));
+      perTurn.push(gpu.calls.length - last);
+      last = gpu.calls.length;
+    }
+    expect(waiterStats().spinning).toBe(300);
+    // a 250 µs slice holds ~12 slow queries; a whole pass would be ~600
+    expect(Math.max(...perTurn)).toBeLessThan(100);
+    for (const s of streams) gpu.finish(s.handle);
+    await Promise.all(waits);
+    await expectClean();
+  });
+
   test('sixteen waits at one point of a stream park one host function', async () => {
     const s = busyStream();
     const all = Array.from({ length: 16 }, () => s.synchronized());
@@ -140,9 +181,22 @@ describe('Stream.synchronized through the waiter', () => {
     expect(waiterStats()).toMatchObject({ pending: 1024, queues: 64, parked: 64, riding: 56 });
     expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
     expect(count('cuLaunchHostFunc')).toBe(HELPERS_PER_CONTEXT);
+    // a wake asks only the queues with a host function of their own (riders promoted onto a freed
+    // helper among them), a query or two each: not the 56 riders
+    const askedInWakes: number[] = [];
+    const arm = channel.arm.bind(channel);
+    channel.arm = (onWake) =>
+      arm(() => {
+        const from = gpu.calls.length;
+        onWake();
+        askedInWakes.push(streamsAsked(from, gpu.calls.length).length);
+      });
     for (const [i, s] of streams.entries()) if (i % 2 === 0) gpu.finish(s.handle);
     await turns(5);
-    expect(waiterStats().pending).toBe(512); // the first wake checked the riders too
+    expect(askedInWakes.length).toBeGreaterThan(0);
+    expect(Math.max(...askedInWakes)).toBeLessThanOrEqual(2 * HELPERS_PER_CONTEXT);
+    await sleep(15); // the riders' checks (every few ms) find the rest of the half that finished
+    expect(waiterStats().pending).toBe(512);
     for (const s of streams) gpu.finish(s.handle);
     await Promise.all(waits);
     expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
@@ -184,10 +238,7 @@ describe('Stream.synchronized through the waiter', () => {
     // the ride checks ask the rider only: the parked holders wake on their own
     const from = gpu.calls.length;
     await sleep(20);
-    const asked = gpu.calls
-      .slice(from)
-      .filter(([n]) => n === 'cuStreamQuery')
-      .map(([, a]) => a[0]);
+    const asked = streamsAsked(from);
     expect(asked.filter((h) => h === rider.handle).length).toBeGreaterThanOrEqual(2);
     expect(asked.filter((h) => holders.some((s) => s.handle === h))).toEqual([]);
     gpu.finish(rider.handle); // no host function of its own posts: the ride check finds it

@@ -12,8 +12,9 @@
 //      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
 //      No CPU while parked, one pool thread whatever the number of waits. A context has at most
 //      HELPERS_PER_CONTEXT helpers (./markers.ts); a queue parked when all are in use rides: it has no
-//      host function of its own, is checked at every wake and every RIDE_CHECK_MS, and takes the next
-//      helper given back.
+//      host function of its own, is checked every RIDE_CHECK_MS (a wake checks only the queues with a
+//      host function: a crowd's wake costs a few queries, not one per queue), and takes the next helper
+//      given back.
 //   4. Predicted window: the duration of the last wait on the same key (a stream, an event) predicts
 //      when this one ends; the shared loop spins again from a little before that instant to a little
 //      after it, so repeated work resumes at the speed of a blocking wait for a fraction of its CPU.
@@ -384,17 +385,34 @@ function spinTick(): void {
   const sliceEnd = t + settings.spinSliceMicros / 1000;
   for (;;) {
     let settled = false;
+    let asked = 0;
+    let outOfTime = false;
     counters.spinPasses++;
     for (const q of spinning) {
       if (advance(q, true))
         settled = true; // startHead re-planned the queue
       else if (q.waits.length > 0 && !inSpin(q, t)) decide(q);
+      // a crowd's first pass (hundreds of queues) must not hold the loop: the rest go first next slice
+      if ((++asked & 7) === 0 && now() >= sliceEnd) {
+        toBack(q);
+        outOfTime = true;
+        break;
+      }
     }
-    if (settled || spinning.size === 0) break;
+    if (settled || outOfTime || spinning.size === 0) break;
     t = now();
     if (t >= sliceEnd) break;
   }
   if (spinning.size > 0) spinner ??= setImmediate(spinTick);
+}
+
+/** Moves the spinning queues up to `last` (in the spin's order) behind the others. */
+function toBack(last: Queue): void {
+  for (const q of [...spinning]) {
+    spinning.delete(q);
+    spinning.add(q);
+    if (q === last) return;
+  }
 }
 
 /**
@@ -405,6 +423,8 @@ function advance(q: Queue, spinPass = false): boolean {
   let changed = false;
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
   if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (q.passes++ & 63) !== 0) return false;
+  // wakes, sweeps and ride checks: one query while the head is not done (waits of a key end in order)
+  if (!spinPass && !headMayBeDone(q)) return false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
   // an idle stream has reached every marker recorded on it
   const newest = q.waits[q.waits.length - 1];
@@ -416,8 +436,10 @@ function advance(q: Queue, spinPass = false): boolean {
   const askNewest = !idle && (newest.target.stream ?? 0) <= 2 && newest.target.event !== q.waits[0].target.event;
   const allDone = idle || (askNewest && queryQuietly(newest));
   let doneEvent = 0;
+  let last: Wait | undefined;
   for (let n = 0; q.waits.length > 0; n++) {
     if ((n & 31) === 31 && now() > budgetEnd) {
+      if (last !== undefined) lastDuration.set(last.target.predictKey ?? q.key, now() - last.start);
       deferSettling(q); // a crowd completed at once: the rest on the next turn, the loop stays responsive
       return true;
     }
@@ -435,12 +457,25 @@ function advance(q: Queue, spinPass = false): boolean {
     }
     if (!ready) break;
     doneEvent = head.target.event;
-    lastDuration.set(head.target.predictKey ?? q.key, now() - head.start);
+    last = head;
     settle(head);
     changed = true;
   }
+  // the newest wait settled predicts the next one's duration (one map write, not one per wait)
+  if (last !== undefined) lastDuration.set(last.target.predictKey ?? q.key, now() - last.start);
   if (changed) afterHeadChange(q);
   return changed;
+}
+
+/** False only when the head of `q` is certainly not done (a query that throws: true, the in-order pass reports it). */
+function headMayBeDone(q: Queue): boolean {
+  const head = q.waits[0];
+  if (flagDone(q, head)) return true;
+  try {
+    return query(head.target);
+  } catch {
+    return true;
+  }
 }
 
 /** `w` has a flag and the GPU wrote it: its work is done. */
@@ -590,13 +625,18 @@ function anyRiding(): boolean {
 function onWake(): void {
   counters.wakes++;
   beginTurn();
-  checkParked();
+  checkParked('posted'); // riders wait for their ride check: a wake asks only the queues that could post
   if (parkedCount > 0) channelInUse?.arm(onWake);
 }
 
-/** Checks the parked queues (only the riding ones with `ridersOnly`: the others wake on their own). */
-function checkParked(ridersOnly = false): void {
-  for (const q of [...queues.values()]) if (ridersOnly ? rides(q) : q.parked !== undefined) advance(q);
+/** Which parked queues a check asks: those with a host function of their own, the riders, or all. */
+type Parked = 'posted' | 'riders' | 'all';
+
+function checkParked(which: Parked): void {
+  for (const q of [...queues.values()]) {
+    if (q.parked === undefined) continue;
+    if (which === 'all' || (which === 'riders') === rides(q)) advance(q);
+  }
 }
 
 function sweep(): void {
@@ -605,7 +645,7 @@ function sweep(): void {
   beginTurn();
   const full = !anyRiding() || now() - lastFullSweep >= settings.sweepMs;
   if (full) lastFullSweep = now();
-  checkParked(!full);
+  checkParked(full ? 'all' : 'riders');
   if (parkedCount > 0) sweepWithin(anyRiding() ? RIDE_CHECK_MS : settings.sweepMs);
 }
 
