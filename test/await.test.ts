@@ -264,6 +264,65 @@ describe('Stream.synchronized through the waiter', () => {
   });
 });
 
+describe('stream awaits without a marker until one is needed', () => {
+  test('an await that ends in its spin records nothing on the stream: its idle stream ends it', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    const h = s.handle; // read before the await: reading it later marks the point, as an enqueue would
+    const p = s.synchronized();
+    await turns(5);
+    gpu.finish(h);
+    await p;
+    expect(count('cuEventRecord')).toBe(0);
+    await expectClean();
+  });
+
+  test('work enqueued after an await is not awaited: reading the handle to enqueue marks the point first', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    let resolved = false;
+    const p = s.synchronized().then(() => (resolved = true));
+    const later = Event.create({ context: ctx, timing: false });
+    later.record(s); // enqueued after the await
+    const records = gpu.calls.filter(([n]) => n === 'cuEventRecord').map(([, a]) => a[0]);
+    expect(records).toHaveLength(2);
+    expect(records[1]).toBe(later.handle); // the marker went first
+    gpu.finish(s.handle, 2); // the work and the marker; the later record still pending
+    await p;
+    expect(resolved).toBe(true);
+    expect(s.query()).toBe(false);
+    gpu.finish(s.handle);
+    later.close();
+    await expectClean();
+  });
+
+  test('parking marks the point once for every await made since the last enqueue', async () => {
+    const s = busyStream();
+    const h = s.handle;
+    const all = Array.from({ length: 12 }, () => s.synchronized());
+    await turns(3);
+    expect(waiterStats().parked).toBe(1);
+    expect(count('cuEventRecord')).toBe(1);
+    gpu.finish(h);
+    await Promise.all(all);
+    expect(markerStats().markersIdle).toBe(1); // given back once, by the last of the twelve
+    await expectClean();
+  });
+
+  test('closing the stream marks the point of its pending awaits, which then resolve', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    const p = s.synchronized();
+    await turns(2);
+    const h = s.handle;
+    s.close();
+    expect(count('cuEventRecord')).toBe(1);
+    gpu.finish(h);
+    await p;
+    await expectClean();
+  });
+});
+
 describe('cancellation', () => {
   test('an abort while parked rejects with an AbortError CudaError, releases the channel, drains the helper', async () => {
     const s = busyStream();
@@ -448,15 +507,21 @@ describe('fallbacks and safety nets', () => {
     gpu.finish(s.handle); // learns ~30 ms
     await first;
     gpu.pending.set(s.handle, [workEvent()]);
+    const records = count('cuEventRecord');
     const second = s.synchronized();
     await turns(3);
-    expect(waiterStats()).toMatchObject({ parked: 1, spinning: 0, windowTimers: 1 }); // asleep until ~28.7 ms
+    // asleep until ~28.7 ms, not parked: parking would record a marker behind the work, and the
+    // window's spin would then see the stream idle only once the GPU ran the marker too
+    expect(waiterStats()).toMatchObject({ parked: 0, spinning: 0, windowTimers: 1 });
     const ticksAsleep = waiterStats().spinTicks;
     await sleep(15);
-    expect(waiterStats().spinTicks).toBe(ticksAsleep); // no CPU while asleep
+    expect(waiterStats().spinTicks).toBe(ticksAsleep); // no spin while asleep (a query per ms)
+    expect(count('cuEventRecord')).toBe(records);
     await sleep(30);
-    expect(waiterStats().spinTicks).toBeGreaterThan(ticksAsleep); // it spun in the window (then slept again)
-    expect(waiterStats().spinning).toBe(0);
+    expect(waiterStats().spinTicks).toBeGreaterThan(ticksAsleep); // it spun in the window
+    // past the window: parked, with its marker now
+    expect(waiterStats()).toMatchObject({ spinning: 0, parked: 1 });
+    expect(count('cuEventRecord')).toBe(records + 1);
     gpu.finish(s.handle);
     await second;
     await expectClean();

@@ -12,10 +12,10 @@ import { Graph, GraphConditional, GraphExec } from '../src/graph';
 import { GreenContext, SmResource } from '../src/green';
 import { ArgPack } from '../src/kernel-args';
 import { LaunchConfig } from '../src/launch-config';
-import { Core, HostCallbackPendingError, assertMayBlock, hostFuncs } from '../src/lifecycle';
+import { HostCallbackPendingError, assertMayBlock, hostFuncs } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory';
-import { Stream } from '../src/stream';
 import { fakeContext, fakeDriver, out, type FakeFn as Fn } from './helpers/fake-driver';
+import { fakeStreamObject } from './helpers/fake-stream';
 
 class FakeBuffer extends DeviceBuffer {
   freed = 0;
@@ -283,8 +283,7 @@ describe('Graph builder (fake driver)', () => {
     const exec = g.instantiate();
     expect(exec).toBeInstanceOf(GraphExec);
     expect(exec.hostNodes).toBe(1);
-    const stream = Object.create(Stream.prototype) as Stream;
-    Object.assign(stream, { core: new Core('Stream', undefined), handle: 0x4000, context: ctx, owned: false, pendingHostFuncs: 0, hostError: undefined });
+    const stream = fakeStreamObject(ctx, 0x4000);
     const before = hostFuncs.pending;
     exec.launch(stream);
     const names = fake.calls.map(([n]) => n).filter((n) => n === 'cuGraphLaunch' || n === 'cuLaunchHostFunc');

@@ -27,6 +27,7 @@ import { Stream, cudaStream, streamHandle } from '../src/stream';
 import { poll } from '../src/poll';
 import * as drv from '../src/driver';
 import { driverlessContext, fakeDriver } from './helpers/fake-driver';
+import { fakeStreamObject } from './helpers/fake-stream';
 
 class Thing extends Resource {
   constructor(destroy: () => void, parents: Resource[] = []) {
@@ -404,15 +405,7 @@ describe('kernel arguments', () => {
     try {
       const module = Object.assign(Object.create(Module.prototype) as Module, { core: new Core('Module', undefined), context: ctx, handle: 0x2000 });
       const kernel = new Kernel(module, 0x4000 as never, 'k', ['ptr', 'u32']);
-      const newStream = (handle: number) =>
-        Object.assign(Object.create(Stream.prototype) as Stream, {
-          core: new Core('Stream', undefined),
-          context: ctx,
-          handle,
-          owned: false,
-          pendingHostFuncs: 0,
-          hostError: undefined,
-        });
+      const newStream = (handle: number) => fakeStreamObject(ctx, handle);
       const stream = newStream(0x3000);
       const buffer = new FakeBuffer(16, ctx);
       const cfg = new LaunchConfig({ grid: 1, block: 32 });
@@ -510,8 +503,7 @@ describe('kernel arguments', () => {
         check: () => ctx,
         checkLayout: () => undefined,
       });
-      const stream = Object.create(Stream.prototype) as Stream;
-      Object.assign(stream, { core: new Core('Stream', undefined), context: ctx, handle: 0x3000, hostError: undefined });
+      const stream = fakeStreamObject(ctx, 0x3000);
       const cfg = new LaunchConfig({ grid: [2, 3, 4], block: [64, 2], sharedMemBytes: 128 });
       launch(stream, cfg, k, 7);
       launch(undefined, cfg, k, 8);

@@ -5,22 +5,16 @@
 //   side) throws the sticky error before calling into that context (where a blocking wait could hang);
 // - the out-of-memory relief neither waits on a dead context nor synchronizes while a JS callback is
 //   pending (cuCtxSynchronize would wait for a callback that needs the calling thread).
-import { Core, hostFuncs, whenNoHostFuncs } from '../src/lifecycle';
+import { hostFuncs, whenNoHostFuncs } from '../src/lifecycle';
 import { Stream } from '../src/stream';
 import * as drv from '../src/driver';
 import { fakeContext, fakeDriver } from './helpers/fake-driver';
+import { fakeStreamObject } from './helpers/fake-stream';
 
 const ILLEGAL_ADDRESS = drv.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS;
 
 function fakeStream(ctx: ReturnType<typeof fakeContext>, handle: number): Stream {
-  return Object.assign(Object.create(Stream.prototype) as Stream, {
-    core: new Core('Stream', undefined),
-    context: ctx,
-    handle,
-    owned: false,
-    pendingHostFuncs: 0,
-    hostError: undefined,
-  });
+  return fakeStreamObject(ctx, handle);
 }
 
 test('a sticky error settles the host functions CUDA will never call; frees deferred behind them run', async () => {

@@ -1,5 +1,6 @@
 // The waiter: every awaited GPU wait of the objects layer (Stream.synchronized, Event.synchronized,
-// Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed".
+// Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed", or for a
+// stream wait whose point is not marked yet (WaitTarget.mark), "this stream is idle".
 //
 //   1. Done already? Resolve at once (one cuEventQuery).
 //   2. Spin: for the first `spinMicros` (default 300 µs) ONE loop shared by every spinning wait checks
@@ -36,8 +37,8 @@ import { wakeChannel, type WakeChannel } from './wake';
 export interface WaitTarget {
   /** The context of `event`. */
   readonly ctx: Context;
-  /** The CUevent whose completion ends the wait. */
-  readonly event: number;
+  /** The CUevent whose completion ends the wait; 0 while its point (a stream's end) is unmarked: see `mark`. */
+  event: number;
   /** Waits of one key complete in the order they were made (a stream; an event). */
   readonly key: object;
   /** `Class.method()` for messages. */
@@ -52,6 +53,12 @@ export interface WaitTarget {
   readonly predictKey?: object;
   /** Called when the wait completed, before it resolves; what it throws rejects the wait instead. */
   readonly verify?: () => void;
+  /**
+   * A stream wait made without a marker (`event` 0): its point is the end of `stream`, so an idle stream
+   * ends it. `mark()` records the marker (setting `event`); the Stream calls it before more work is
+   * enqueued there, and the waiter before parking (a helper needs an event to wait for).
+   */
+  readonly mark?: () => void;
 }
 
 /** How the waiter waits; see {@link configureWaits}. */
@@ -102,6 +109,8 @@ const settings: WaiterSettings = {
 const SETTLE_BUDGET_MS = 0.5;
 /** While a queue rides (no helper of its own), parked waits are checked this often (ms). */
 const RIDE_CHECK_MS = 4;
+/** An unmarked wait waiting for its predicted window is checked this often (ms). */
+const UNMARKED_CHECK_MS = 1;
 
 /**
  * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
@@ -193,8 +202,18 @@ const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 
 
 const now = (): number => performance.now();
 
+/** The wait's event completed (false while its point is unmarked: only its idle stream says so then). */
 function query(t: WaitTarget): boolean {
-  return drv.query(t.ctx, 'cuEventQuery', t.event);
+  return t.event !== 0 && drv.query(t.ctx, 'cuEventQuery', t.event);
+}
+
+/**
+ * Stream waits are made without a marker while they park on helpers and write no flag: an idle
+ * stream ends them, seen as soon as the GPU is done, where a marker recorded behind the work delays
+ * that by 10-40 µs (H100, H200). The Stream marks the point before more work is enqueued.
+ */
+export function marksLazily(): boolean {
+  return settings.parkOn === 'helper' && !settings.flags;
 }
 
 /**
@@ -226,7 +245,15 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
     return Promise.resolve();
   }
   const channel = wakeChannel();
-  if (channel === null) return pollFallback(target, opts);
+  if (channel === null) {
+    try {
+      if (target.event === 0) target.mark?.(); // the polling fallback queries events
+    } catch (e) {
+      target.done?.();
+      return Promise.reject(e);
+    }
+    return pollFallback(target, opts);
+  }
   channelInUse = channel;
   return new Promise<void>((resolve, reject) => {
     const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false, flag: 0 };
@@ -334,6 +361,7 @@ function decide(q: Queue): void {
   }
   stopSpinning(q);
   if (q.pollOnly) return pollQueue(q);
+  if (q.waits[0].target.event === 0 && q.windowStart > t) return checkUntilWindow(q, t);
   if (q.parked !== q.waits[0]) park(q);
   if (q.pollOnly) return pollQueue(q); // parking just failed
   if (q.windowStart > t && q.windowTimer === undefined && q.waits.length > 0) {
@@ -342,6 +370,23 @@ function decide(q: Queue): void {
       if (q.waits.length > 0 && queues.get(q.key) === q) startSpinning(q);
     }, q.windowStart - t);
   }
+}
+
+/**
+ * An unmarked wait before its predicted window: its stream is asked every UNMARKED_CHECK_MS until the
+ * window, whose spin then sees it idle at once (parking would record a marker, delaying that).
+ */
+function checkUntilWindow(q: Queue, t: number): void {
+  if (q.windowTimer !== undefined) return;
+  q.windowTimer = setTimeout(
+    () => {
+      q.windowTimer = undefined;
+      if (q.waits.length === 0 || queues.get(q.key) !== q) return;
+      beginTurn();
+      if (!advance(q)) decide(q);
+    },
+    Math.min(UNMARKED_CHECK_MS, q.windowStart - t),
+  );
 }
 
 /** Polls `q` on timers growing by 0.25 ms up to 1 ms (today's poll()), where parking is impossible. */
@@ -424,7 +469,8 @@ function advance(q: Queue, spinPass = false): boolean {
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
   if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (q.passes++ & 63) !== 0) return false;
   // wakes, sweeps and ride checks: one query while the head is not done (waits of a key end in order)
-  if (!spinPass && !headMayBeDone(q)) return false;
+  const head0 = spinPass ? undefined : headDone(q);
+  if (head0 === false) return false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
   // an idle stream has reached every marker recorded on it
   const newest = q.waits[q.waits.length - 1];
@@ -445,7 +491,7 @@ function advance(q: Queue, spinPass = false): boolean {
     }
     const head = q.waits[0];
     // the wait before asked this very handle, or the GPU wrote this wait's flag
-    let ready = allDone || head.target.event === doneEvent || flagDone(q, head);
+    let ready = (n === 0 && head0 === true) || allDone || (doneEvent !== 0 && head.target.event === doneEvent) || flagDone(q, head);
     if (!ready) {
       try {
         ready = query(head.target);
@@ -467,14 +513,15 @@ function advance(q: Queue, spinPass = false): boolean {
   return changed;
 }
 
-/** False only when the head of `q` is certainly not done (a query that throws: true, the in-order pass reports it). */
-function headMayBeDone(q: Queue): boolean {
+/** Whether the head of `q` is done; undefined when its query throws (the in-order pass then reports it). */
+function headDone(q: Queue): boolean | undefined {
   const head = q.waits[0];
   if (flagDone(q, head)) return true;
+  if (head.target.event === 0) return streamIdle(head);
   try {
     return query(head.target);
   } catch {
-    return true;
+    return undefined;
   }
 }
 
@@ -565,6 +612,8 @@ function park(q: Queue): void {
   q.onHelper = q.riding = false;
   if (head.posted) return parked(q, head, channel);
   try {
+    if (head.target.event === 0) head.target.mark?.(); // a helper waits for an event: the point gets its marker
+    if (head.target.event === 0) throw new Error('unmarked');
     if (q.helper === undefined) q.helper = takeHelper(q.ctx);
     const h = q.helper;
     if (h === undefined) {

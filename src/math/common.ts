@@ -268,5 +268,6 @@ export abstract class StreamBoundResource extends Resource {
   protected checkUsable(where: string): void {
     this.assertOpen(where);
     this.current.check(where);
+    this.current.beforeEnqueue(); // the library enqueues on the stream it was bound to, not through its handle
   }
 }

@@ -65,6 +65,23 @@ describeGpu('awaited waits (the waiter)', () => {
     await nothingLeft();
   });
 
+  test('an await is not held by work enqueued after it, in its spin, its predicted window or parked', async () => {
+    using s = Stream.create({ nonBlocking: true });
+    for (const ms of [0.05, 1, 2, 20]) {
+      const t = host.array(Int32Array);
+      t[2] = t[3] = 0;
+      launch(s, one, spin, ms * 1e6, host, 2, 41);
+      const awaited = s.synchronized().then(() => [flag(2), flag(3)]);
+      launch(s, one, spin, 300e6, host, 3, 42); // enqueued after the await: 300 ms more
+      const t0 = performance.now();
+      expect(await awaited).toEqual([41, 0]);
+      expect(performance.now() - t0).toBeLessThan(200);
+      s.synchronize();
+      expect(flag(3)).toBe(42);
+    }
+    await nothingLeft();
+  });
+
   test("the pipe channel and parkOn 'stream' wake parked waits too, in order, leaving nothing", async () => {
     const before = configureWaits();
     setWakeChannel(pipeChannel());
