@@ -69,6 +69,8 @@ export class Event extends Resource {
   readonly flags: number;
   /** The stream of the last record() (a fresh event's awaited wait is predicted from that stream's waits). */
   private recordedOn: Stream | undefined;
+  /** The pending promise of a plain `synchronized()` of the current record, shared by later plain calls. */
+  private plainWait: Promise<void> | undefined;
 
   private constructor(handle: drv.CUevent, context: Context, flags: number, owned = true) {
     super(
@@ -121,6 +123,7 @@ export class Event extends Resource {
     noteUse(this.context, h, this);
     drv.callOnStream(this.context, h, 'cuEventRecord', this.handle, h);
     this.recordedOn = s;
+    this.plainWait = undefined;
     return this;
   }
 
@@ -141,12 +144,32 @@ export class Event extends Resource {
    * Resolves when the work before the event's last record is done, without blocking the event loop
    * and without CPU while it waits (see docs/awaiting.md). Rejects with an AbortError when
    * `options.signal` aborts, with a timeout error past `options.timeoutMs`. Re-recording the event
-   * while a wait on it is pending moves what that wait waits for (as cuEventQuery would).
+   * while a wait on it is pending moves what that wait waits for (as cuEventQuery would). Called again
+   * without options before the event is recorded again, it returns the same pending promise.
    * @param options `signal` (an AbortSignal: rejects with an AbortError once it aborts), `timeoutMs` (rejects past this many ms; default no limit) and `maxIntervalMs` (the longest sleep between polls, ms; default 1).
    */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
-    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn }, options);
+    if (options === undefined && this.plainWait !== undefined) {
+      // plain awaits of one record share one wait (a crowd of them costs one); done already: at once
+      try {
+        if (drv.query(this.context, 'cuEventQuery', this.handle)) return Promise.resolve();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return this.plainWait;
+    }
+    const p = waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn }, options);
+    if (options === undefined) this.sharePlainWait(p);
+    return p;
+  }
+
+  private sharePlainWait(p: Promise<void>): void {
+    this.plainWait = p;
+    const forget = (): void => {
+      if (this.plainWait === p) this.plainWait = undefined;
+    };
+    p.then(forget, forget);
   }
 
   /**

@@ -225,6 +225,8 @@ export class Stream extends Resource {
   private markerUsers: Map<number, number> | undefined;
   /** A descriptor was handed out: other threads may enqueue here unseen, so awaits mark their point at once. */
   private shared = false;
+  /** The pending promise of a plain `synchronized()` at the current point: later plain calls share it until more work is enqueued. */
+  private plainWait: Promise<void> | undefined;
   /** The context the stream belongs to. */
   readonly context: Context;
   /** JS host callbacks enqueued on this stream and not yet run. */
@@ -249,12 +251,13 @@ export class Stream extends Resource {
    * recorded here): what is enqueued next is not awaited by them.
    */
   get handle(): drv.CUstream {
-    if (this.unmarked.length !== 0) this.beforeEnqueue();
+    if (this.unmarked.length !== 0 || this.plainWait !== undefined) this.beforeEnqueue();
     return this.raw;
   }
 
   /** Marks the point pending awaits wait for, before work is enqueued here without reading {@link handle} (a library handle bound to this stream). @internal */
   beforeEnqueue(): void {
+    this.plainWait = undefined; // work follows: a later await has a later point
     if (this.unmarked.length === 0) return;
     try {
       this.markAwaitedPoint();
@@ -488,7 +491,8 @@ export class Stream extends Resource {
    * Resolves when the work enqueued on the stream before this call is done (later work enqueued through
    * this Stream is not waited for; work enqueued through a handle number read before this call is),
    * without blocking the event loop and without CPU while it waits (see docs/awaiting.md: a short spin
-   * on the idle stream, then a sleeping waiter woken through a host function on a helper stream). Rejects
+   * on the idle stream, then a sleeping waiter woken through a host function on a helper stream). Called
+   * again without options before more work is enqueued, it returns the same promise. Rejects
    * with an AbortError when `options.signal` aborts, with a timeout error past `options.timeoutMs`.
    * @param options `signal` (an AbortSignal: rejects with an AbortError once it aborts), `timeoutMs` (rejects past this many ms; default no limit) and `maxIntervalMs` (the longest sleep between polls, ms; default 1).
    */
@@ -496,10 +500,27 @@ export class Stream extends Resource {
     // not async: the waiter's promise itself is returned, one turn of microtasks sooner to resume
     try {
       this.check();
-      return this.reached('Stream.synchronized()', options, () => this.takeHostError());
+      // awaits of one point (nothing enqueued in between, no options) share one wait: a crowd of them costs one
+      if (options === undefined && this.plainWait !== undefined) return this.plainWait;
+      const p = this.reached('Stream.synchronized()', options, () => this.takeHostError());
+      if (options === undefined && this.seesEveryEnqueue()) this.sharePlainWait(p);
+      return p;
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /** An owned stream not shared with other threads: no work reaches it but through this object's handle. */
+  private seesEveryEnqueue(): boolean {
+    return this.raw > 2 && this.owned && !this.shared;
+  }
+
+  private sharePlainWait(p: Promise<void>): void {
+    this.plainWait = p;
+    const forget = (): void => {
+      if (this.plainWait === p) this.plainWait = undefined;
+    };
+    p.then(forget, forget);
   }
 
   /** Throws (once) what a host callback of this stream threw. */
@@ -525,8 +546,7 @@ export class Stream extends Resource {
     const ctx = this.context;
     const h = this.raw;
     // fresh: the query above saw the work unfinished, so the wait's own first query is skipped
-    // (an owned stream not shared with other threads: no work reaches it but through this object)
-    if (h > 2 && this.owned && !this.shared && marksLazily()) {
+    if (this.seesEveryEnqueue() && marksLazily()) {
       // no marker yet: while nothing more is enqueued here, an idle stream is the exact answer, seen
       // as soon as the GPU is done (a marker behind the work delays that by 10-40 µs on an H100/H200)
       const t: WaitTarget = {

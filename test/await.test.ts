@@ -176,9 +176,11 @@ describe('Stream.synchronized through the waiter', () => {
   test('1,024 waits over 64 streams all resume on at most 8 helper streams, and leave nothing', async () => {
     const streams = Array.from({ length: 64 }, () => busyStream());
     const waits = streams.flatMap((s) => Array.from({ length: 16 }, () => s.synchronized()));
+    // the plain awaits of one point share one wait: 64 waits, each awaited 16 times
+    expect(new Set(waits).size).toBe(64);
     await turns(3);
     // one host function per helper; the other 56 streams ride on their wakes
-    expect(waiterStats()).toMatchObject({ pending: 1024, queues: 64, parked: 64, riding: 56 });
+    expect(waiterStats()).toMatchObject({ pending: 64, queues: 64, parked: 64, riding: 56 });
     expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
     expect(count('cuLaunchHostFunc')).toBe(HELPERS_PER_CONTEXT);
     // a wake asks only the queues with a host function of their own (riders promoted onto a freed
@@ -196,7 +198,7 @@ describe('Stream.synchronized through the waiter', () => {
     expect(askedInWakes.length).toBeGreaterThan(0);
     expect(Math.max(...askedInWakes)).toBeLessThanOrEqual(2 * HELPERS_PER_CONTEXT);
     await sleep(15); // the riders' checks (every few ms) find the rest of the half that finished
-    expect(waiterStats().pending).toBe(512);
+    expect(waiterStats().pending).toBe(32);
     for (const s of streams) gpu.finish(s.handle);
     await Promise.all(waits);
     expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
@@ -293,6 +295,48 @@ describe('stream awaits without a marker until one is needed', () => {
     expect(s.query()).toBe(false);
     gpu.finish(s.handle);
     later.close();
+    await expectClean();
+  });
+
+  test('plain awaits of one point share one wait; an enqueue, options or a record start a new one', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    const h = s.handle;
+    const a = s.synchronized();
+    expect(s.synchronized()).toBe(a);
+    expect(s.synchronized({ timeoutMs: 60_000 })).not.toBe(a); // its own wait: it can time out alone
+    const ev = Event.create({ context: ctx, timing: false });
+    ev.record(s); // work after the point
+    const b = s.synchronized();
+    expect(b).not.toBe(a);
+    expect(s.synchronized()).toBe(b);
+    const e1 = ev.synchronized();
+    expect(ev.synchronized()).toBe(e1);
+    ev.record(s);
+    expect(ev.synchronized()).not.toBe(e1);
+    expect(waiterStats().pending).toBe(5);
+    gpu.finish(h);
+    await Promise.all([a, b, e1]);
+    // settled: the next plain await starts afresh (here: idle at once)
+    await s.synchronized();
+    ev.close();
+    await expectClean();
+  });
+
+  test('a plain event await while one is pending resolves at once when the event is done', async () => {
+    const s = busyStream();
+    const ev = Event.create({ context: ctx, timing: false }).record(s);
+    const first = ev.synchronized();
+    await turns(3);
+    expect(waiterStats().parked).toBe(1);
+    gpu.events.get(ev.handle)!.done = true; // done, and the parked wait not woken yet
+    let second = false;
+    const p = ev.synchronized().then(() => (second = true));
+    await turns(1);
+    expect(second).toBe(true);
+    gpu.finish(s.handle);
+    await Promise.all([first, p]);
+    ev.close();
     await expectClean();
   });
 
