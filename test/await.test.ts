@@ -353,6 +353,35 @@ describe('stream awaits without a marker until one is needed', () => {
     await expectClean();
   });
 
+  test('an await whose marker cannot be recorded polls its stream, and rejects with what that query throws', async () => {
+    const s = busyStream();
+    const h = s.handle;
+    gpu.restore();
+    let streamStatus = 600; // CUDA_ERROR_NOT_READY
+    gpu = new FakeGpu(channel).install(ctx, {
+      cuEventRecord: () => 1, // CUDA_ERROR_INVALID_VALUE: no marker
+      cuStreamQuery: () => streamStatus,
+    });
+    const p = s.synchronized();
+    await sleep(5);
+    expect(waiterStats().pending).toBe(1); // polling, not lost
+    streamStatus = 709; // CUDA_ERROR_CONTEXT_IS_DESTROYED
+    await expect(p).rejects.toMatchObject({ func: 'cuStreamQuery' });
+    expect(h).toBe(s.handle);
+    await expectClean();
+  });
+
+  test('a stream closed while its await could not be marked rejects that await, naming the call', async () => {
+    const s = busyStream();
+    gpu.restore();
+    gpu = new FakeGpu(channel).install(ctx, { cuEventRecord: () => 1, cuStreamQuery: () => 600 });
+    const p = s.synchronized();
+    await sleep(3);
+    s.close(); // its marker cannot be recorded either: the handle names nothing of this wait any more
+    await expect(p).rejects.toThrow(/^Stream\.synchronized: the stream was closed before the awaited point could be marked/);
+    await expectClean();
+  });
+
   test('closing the stream marks the point of its pending awaits, which then resolve', async () => {
     configureWaits({ spinMicros: 1e6 });
     const s = busyStream();
@@ -563,7 +592,8 @@ describe('fallbacks and safety nets', () => {
     expect(count('cuEventRecord')).toBe(records);
     await sleep(30);
     expect(waiterStats().spinTicks).toBeGreaterThan(ticksAsleep); // it spun in the window
-    // past the window: parked, with its marker now
+    // past the window (a loaded machine runs it late): parked, with its marker now
+    for (let i = 0; i < 100 && waiterStats().parked === 0; i++) await sleep(2);
     expect(waiterStats()).toMatchObject({ spinning: 0, parked: 1 });
     expect(count('cuEventRecord')).toBe(records + 1);
     gpu.finish(s.handle);
@@ -621,14 +651,15 @@ describe('pipeline (for await over a ring of streams)', () => {
 
 describe('spin slices, one query for a crowd at one point, parkOn stream, predictions from the stream', () => {
   test('the spin queries back to back within a slice, and the event loop still turns between slices', async () => {
-    configureWaits({ spinMicros: 1e6, spinSliceMicros: 500 });
+    configureWaits({ spinMicros: 1e6, spinSliceMicros: 1000 });
     const s = busyStream();
     const p = s.synchronized();
     let timerRan = false;
     setTimeout(() => (timerRan = true), 1);
+    const before = count('cuEventQuery') + count('cuStreamQuery');
     await turns(1);
-    const afterOneTurn = count('cuEventQuery') + count('cuStreamQuery');
-    expect(afterOneTurn).toBeGreaterThan(20); // one setImmediate turn, many queries
+    // one setImmediate turn, many queries (a loaded machine may take the thread away for part of the slice)
+    expect(count('cuEventQuery') + count('cuStreamQuery') - before).toBeGreaterThan(8);
     await sleep(5);
     expect(timerRan).toBe(true); // a slice yields: timers still run
     gpu.finish(s.handle);

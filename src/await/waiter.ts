@@ -28,7 +28,8 @@
 import * as drv from '../driver';
 import type { Context } from '../context';
 import { poll } from '../poll';
-import { checkWaitOptions, onCancel, type WaitOptions } from './abort';
+import { checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { giveHelper, takeHelper } from './markers';
 import { flagReached, giveSlot, postFlag, takeSlot, type FlagSlot } from './flags';
 import { wakeChannel, type WakeChannel } from './wake';
@@ -202,9 +203,13 @@ const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 
 
 const now = (): number => performance.now();
 
-/** The wait's event completed (false while its point is unmarked: only its idle stream says so then). */
+/** The wait's point was reached: its event completed, or (unmarked) its stream is idle; throws what the query throws. */
 function query(t: WaitTarget): boolean {
-  return t.event !== 0 && drv.query(t.ctx, 'cuEventQuery', t.event);
+  if (t.event !== 0) return drv.query(t.ctx, 'cuEventQuery', t.event);
+  // unmarked: marking failed, or it waits for its window; a closed stream's handle may name another one now
+  if ((t.key as { closed?: boolean }).closed === true)
+    throw new ObjectsError(whereOf(t.what), OBJECTS_ERROR.closed, 'the stream was closed before the awaited point could be marked');
+  return t.stream !== undefined && drv.query(t.ctx, 'cuStreamQuery', t.stream);
 }
 
 /**
@@ -517,7 +522,6 @@ function advance(q: Queue, spinPass = false): boolean {
 function headDone(q: Queue): boolean | undefined {
   const head = q.waits[0];
   if (flagDone(q, head)) return true;
-  if (head.target.event === 0) return streamIdle(head);
   try {
     return query(head.target);
   } catch {
