@@ -388,7 +388,10 @@ function checkUntilWindow(q: Queue, t: number): void {
       q.windowTimer = undefined;
       if (q.waits.length === 0 || queues.get(q.key) !== q) return;
       beginTurn();
-      if (!advance(q)) decide(q);
+      if (advance(q)) return;
+      // at the window, or a late timer past it: spin (the spin parks once the window is over)
+      if (now() >= q.windowStart) startSpinning(q);
+      else decide(q);
     },
     Math.min(UNMARKED_CHECK_MS, q.windowStart - t),
   );
