@@ -6,7 +6,7 @@ import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { type PollOptions } from './poll';
-import { waitFor } from './await/waiter';
+import { SharedWait, waitFor } from './await/waiter';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 import type { Stream, StreamLike } from './stream';
 
@@ -69,8 +69,8 @@ export class Event extends Resource {
   readonly flags: number;
   /** The stream of the last record() (a fresh event's awaited wait is predicted from that stream's waits). */
   private recordedOn: Stream | undefined;
-  /** The pending promise of a plain `synchronized()` of the current record, shared by later plain calls. */
-  private plainWait: Promise<void> | undefined;
+  /** A plain `synchronized()` pending for the current record, shared by later plain calls. */
+  private readonly plainWait = new SharedWait();
 
   private constructor(handle: drv.CUevent, context: Context, flags: number, owned = true) {
     super(
@@ -123,7 +123,7 @@ export class Event extends Resource {
     noteUse(this.context, h, this);
     drv.callOnStream(this.context, h, 'cuEventRecord', this.handle, h);
     this.recordedOn = s;
-    this.plainWait = undefined;
+    this.plainWait.drop();
     return this;
   }
 
@@ -150,26 +150,17 @@ export class Event extends Resource {
    */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
-    if (options === undefined && this.plainWait !== undefined) {
+    const shared = options === undefined ? this.plainWait.current : undefined;
+    if (shared !== undefined) {
       // plain awaits of one record share one wait (a crowd of them costs one); done already: at once
       try {
-        if (drv.query(this.context, 'cuEventQuery', this.handle)) return Promise.resolve();
+        return this.query() ? Promise.resolve() : shared;
       } catch (e) {
         return Promise.reject(e);
       }
-      return this.plainWait;
     }
     const p = waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn }, options);
-    if (options === undefined) this.sharePlainWait(p);
-    return p;
-  }
-
-  private sharePlainWait(p: Promise<void>): void {
-    this.plainWait = p;
-    const forget = (): void => {
-      if (this.plainWait === p) this.plainWait = undefined;
-    };
-    p.then(forget, forget);
+    return options === undefined ? this.plainWait.share(p) : p;
   }
 
   /**

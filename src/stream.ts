@@ -21,7 +21,7 @@ import { releaseStreamBlocks } from './memory/allocator';
 import { beginTracking, endTracking, type CaptureHolder } from './graph/capture';
 import { Event } from './event';
 import { type PollOptions } from './poll';
-import { marksLazily, waitFor, type WaitTarget } from './await/waiter';
+import { SharedWait, marksLazily, waitFor, type WaitTarget } from './await/waiter';
 import { giveMarker, takeMarker } from './await/markers';
 import { AbortError, checkWaitOptions, whereOf, type WaitOptions } from './await/abort';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
@@ -225,8 +225,8 @@ export class Stream extends Resource {
   private markerUsers: Map<number, number> | undefined;
   /** A descriptor was handed out: other threads may enqueue here unseen, so awaits mark their point at once. */
   private shared = false;
-  /** The pending promise of a plain `synchronized()` at the current point: later plain calls share it until more work is enqueued. */
-  private plainWait: Promise<void> | undefined;
+  /** A plain `synchronized()` pending at the current point: later plain calls share it until more work is enqueued. */
+  private readonly plainWait = new SharedWait();
   /** The context the stream belongs to. */
   readonly context: Context;
   /** JS host callbacks enqueued on this stream and not yet run. */
@@ -251,13 +251,13 @@ export class Stream extends Resource {
    * recorded here): what is enqueued next is not awaited by them.
    */
   get handle(): drv.CUstream {
-    if (this.unmarked.length !== 0 || this.plainWait !== undefined) this.beforeEnqueue();
+    if (this.unmarked.length !== 0 || this.plainWait.current !== undefined) this.beforeEnqueue();
     return this.raw;
   }
 
   /** Marks the point pending awaits wait for, before work is enqueued here without reading {@link handle} (a library handle bound to this stream). @internal */
   beforeEnqueue(): void {
-    this.plainWait = undefined; // work follows: a later await has a later point
+    this.plainWait.drop(); // work follows: a later await has a later point
     if (this.unmarked.length === 0) return;
     try {
       this.markAwaitedPoint();
@@ -304,13 +304,7 @@ export class Stream extends Resource {
 
   /** Marks the point of pending awaits first (the stream's handle stops naming it), then closes. */
   override close(): void {
-    if (this.unmarked.length !== 0 && !this.closed) {
-      try {
-        this.markAwaitedPoint();
-      } catch {
-        // they resolve through their stream's last query, or their own timeout
-      }
-    }
+    if (!this.closed) this.beforeEnqueue();
     super.close();
   }
 
@@ -501,10 +495,10 @@ export class Stream extends Resource {
     try {
       this.check();
       // awaits of one point (nothing enqueued in between, no options) share one wait: a crowd of them costs one
-      if (options === undefined && this.plainWait !== undefined) return this.plainWait;
+      const shared = options === undefined ? this.plainWait.current : undefined;
+      if (shared !== undefined) return shared;
       const p = this.reached('Stream.synchronized()', options, () => this.takeHostError());
-      if (options === undefined && this.seesEveryEnqueue()) this.sharePlainWait(p);
-      return p;
+      return options === undefined && this.seesEveryEnqueue() ? this.plainWait.share(p) : p;
     } catch (e) {
       return Promise.reject(e);
     }
@@ -513,14 +507,6 @@ export class Stream extends Resource {
   /** An owned stream not shared with other threads: no work reaches it but through this object's handle. */
   private seesEveryEnqueue(): boolean {
     return this.raw > 2 && this.owned && !this.shared;
-  }
-
-  private sharePlainWait(p: Promise<void>): void {
-    this.plainWait = p;
-    const forget = (): void => {
-      if (this.plainWait === p) this.plainWait = undefined;
-    };
-    p.then(forget, forget);
   }
 
   /** Throws (once) what a host callback of this stream threw. */

@@ -207,9 +207,41 @@ const now = (): number => performance.now();
 function query(t: WaitTarget): boolean {
   if (t.event !== 0) return drv.query(t.ctx, 'cuEventQuery', t.event);
   // unmarked: marking failed, or it waits for its window; a closed stream's handle may name another one now
-  if ((t.key as { closed?: boolean }).closed === true)
-    throw new ObjectsError(whereOf(t.what), OBJECTS_ERROR.closed, 'the stream was closed before the awaited point could be marked');
+  if (keyClosed(t)) throw new ObjectsError(whereOf(t.what), OBJECTS_ERROR.closed, 'the stream was closed before the awaited point could be marked');
   return t.stream !== undefined && drv.query(t.ctx, 'cuStreamQuery', t.stream);
+}
+
+/** The wait's key (its Stream) was closed. */
+function keyClosed(t: WaitTarget): boolean {
+  return (t.key as { closed?: boolean }).closed === true;
+}
+
+/**
+ * The pending promise of one plain await (no options), handed to later plain awaits of the same point
+ * (a Stream with nothing enqueued since, an Event not recorded again) until it settles or is dropped.
+ */
+export class SharedWait {
+  private pending: Promise<void> | undefined;
+
+  /** The promise to hand out, or undefined when none is pending. */
+  get current(): Promise<void> | undefined {
+    return this.pending;
+  }
+
+  /** Hands `p` to later plain awaits until it settles; returns `p`. */
+  share(p: Promise<void>): Promise<void> {
+    this.pending = p;
+    const forget = (): void => {
+      if (this.pending === p) this.pending = undefined;
+    };
+    p.then(forget, forget);
+    return p;
+  }
+
+  /** The point moved (work enqueued, a new record): later awaits get a wait of their own. */
+  drop(): void {
+    this.pending = undefined;
+  }
 }
 
 /**
@@ -541,7 +573,7 @@ function flagDone(q: Queue, w: Wait): boolean {
 function streamIdle(w: Wait): boolean {
   const h = w.target.stream;
   if (h === undefined || h <= 2) return false; // the default streams belong to whichever context is current
-  if ((w.target.key as { closed?: boolean }).closed === true) return false; // its handle may name another stream now
+  if (keyClosed(w.target)) return false; // its handle may name another stream now
   try {
     return drv.query(w.target.ctx, 'cuStreamQuery', h);
   } catch {

@@ -2,6 +2,7 @@
 import type { Context } from '../../src/context';
 import { Core } from '../../src/lifecycle';
 import { Stream } from '../../src/stream';
+import { SharedWait } from '../../src/await/waiter';
 
 /** A Stream stand-in over `handle` (runs no constructor, owns nothing), with `fields` added or replaced. */
 export function fakeStreamObject(ctx: Context, handle: number, fields: Record<string, unknown> = {}): Stream {
@@ -10,6 +11,7 @@ export function fakeStreamObject(ctx: Context, handle: number, fields: Record<st
     context: ctx,
     raw: handle,
     unmarked: [],
+    plainWait: new SharedWait(),
     owned: false,
     pendingHostFuncs: 0,
     hostError: undefined,
