@@ -6,7 +6,8 @@ import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { type PollOptions } from './poll';
-import { SharedWait, waitFor } from './await/waiter';
+import { waitFor } from './await/waiter';
+import { SharedWait } from './await/shared-wait';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 import type { Stream, StreamLike } from './stream';
 

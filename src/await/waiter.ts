@@ -217,34 +217,6 @@ function keyClosed(t: WaitTarget): boolean {
 }
 
 /**
- * The pending promise of one plain await (no options), handed to later plain awaits of the same point
- * (a Stream with nothing enqueued since, an Event not recorded again) until it settles or is dropped.
- */
-export class SharedWait {
-  private pending: Promise<void> | undefined;
-
-  /** The promise to hand out, or undefined when none is pending. */
-  get current(): Promise<void> | undefined {
-    return this.pending;
-  }
-
-  /** Hands `p` to later plain awaits until it settles; returns `p`. */
-  share(p: Promise<void>): Promise<void> {
-    this.pending = p;
-    const forget = (): void => {
-      if (this.pending === p) this.pending = undefined;
-    };
-    p.then(forget, forget);
-    return p;
-  }
-
-  /** The point moved (work enqueued, a new record): later awaits get a wait of their own. */
-  drop(): void {
-    this.pending = undefined;
-  }
-}
-
-/**
  * Stream waits are made without a marker while they park on helpers and write no flag: an idle
  * stream ends them, seen as soon as the GPU is done, where a marker recorded behind the work delays
  * that by 10-40 µs (H100, H200). The Stream marks the point before more work is enqueued.

@@ -2,7 +2,7 @@
 import type { Context } from '../../src/context';
 import { Core } from '../../src/lifecycle';
 import { Stream } from '../../src/stream';
-import { SharedWait } from '../../src/await/waiter';
+import { SharedWait } from '../../src/await/shared-wait';
 
 /** A Stream stand-in over `handle` (runs no constructor, owns nothing), with `fields` added or replaced. */
 export function fakeStreamObject(ctx: Context, handle: number, fields: Record<string, unknown> = {}): Stream {
