@@ -388,9 +388,11 @@ export function callOnStream(ctx: Bindable, h: number, func: string, ...args: un
  * Calls a query (cuStreamQuery, cuEventQuery): true when done, false for CUDA_ERROR_NOT_READY; other
  * statuses throw (sticky ones mark `ctx`).
  */
-export function query(ctx: Bindable, func: string, ...args: unknown[]): boolean {
+export function query(ctx: Bindable, func: string, handle: number): boolean {
   const fn = native(func);
-  const status = hinted(ctx, () => fn(...args));
+  bindHinted(ctx); // hinted() without its closure: the waiter's spin queries back to back
+  let status = fn(handle) as number;
+  if (status !== 0 && rebindIfStale(ctx, status)) status = fn(handle) as number;
   if (status === 0) return true;
   if (status === NOT_READY) return false;
   throw fail(ctx, func, status);
