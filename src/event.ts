@@ -6,7 +6,7 @@ import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { type PollOptions } from './poll';
-import { waitFor } from './await/waiter';
+import { waitFor, type WaitTarget } from './await/waiter';
 import { SharedWait } from './await/shared-wait';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 import type { Stream, StreamLike } from './stream';
@@ -160,8 +160,8 @@ export class Event extends Resource {
         return Promise.reject(e);
       }
     }
-    const p = waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn }, options);
-    return options === undefined ? this.plainWait.share(p) : p;
+    const t: WaitTarget = { ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn, done: () => this.plainWait.settled(t) };
+    return options === undefined ? this.plainWait.share(t, () => waitFor(t)) : waitFor(t, options);
   }
 
   /**

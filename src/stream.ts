@@ -288,8 +288,15 @@ export class Stream extends Resource {
     for (const t of targets) t.event = ev;
   }
 
+  /** An await marked at its call settled: its marker goes back, and it is no longer shared. */
+  private markedAwaitSettled(t: WaitTarget): void {
+    this.plainWait.settled(t);
+    giveMarker(this.context, t.event);
+  }
+
   /** An await of this stream settled: forget it, or give its marker back once no await uses it. */
   private awaitSettled(t: WaitTarget): void {
+    this.plainWait.settled(t);
     if (t.event === 0) {
       const i = this.unmarked.indexOf(t);
       if (i >= 0) this.unmarked.splice(i, 1);
@@ -498,8 +505,7 @@ export class Stream extends Resource {
       // awaits of one point (nothing enqueued in between, no options) share one wait: a crowd of them costs one
       const shared = options === undefined ? this.plainWait.current : undefined;
       if (shared !== undefined) return shared;
-      const p = this.reached('Stream.synchronized()', options, () => this.takeHostError());
-      return options === undefined && this.seesEveryEnqueue() ? this.plainWait.share(p) : p;
+      return this.reached('Stream.synchronized()', options, () => this.takeHostError(), options === undefined && this.seesEveryEnqueue());
     } catch (e) {
       return Promise.reject(e);
     }
@@ -520,9 +526,10 @@ export class Stream extends Resource {
 
   /**
    * The promise of the point the stream has reached now: idle already (cuStreamQuery), else awaited
-   * through the waiter, its marker event recorded here at once or when first needed. @internal
+   * through the waiter, its marker event recorded here at once or when first needed. With `share`, a
+   * pending wait's promise is handed to later plain awaits until it settles or work is enqueued. @internal
    */
-  reached(what: string, options?: WaitOptions, verify?: () => void): Promise<void> {
+  reached(what: string, options?: WaitOptions, verify?: () => void, share = false): Promise<void> {
     const opts = checkWaitOptions(options, what);
     if (opts.signal?.aborted) return Promise.reject(new AbortError(whereOf(what), opts.signal.reason));
     if (this.capture) throw new ObjectsError(whereOf(what), OBJECTS_ERROR.state, 'the stream is capturing into a graph: end the capture before awaiting it');
@@ -548,7 +555,7 @@ export class Stream extends Resource {
         mark: () => this.markAwaitedPoint(),
       };
       this.unmarked.push(t);
-      return waitFor(t, options);
+      return share ? this.plainWait.share(t, () => waitFor(t, options)) : waitFor(t, options);
     }
     const ev = takeMarker(ctx);
     try {
@@ -557,7 +564,8 @@ export class Stream extends Resource {
       giveMarker(ctx, ev);
       throw this.fail(e);
     }
-    return waitFor({ ctx, event: ev, key: this, what, done: () => giveMarker(ctx, ev), fresh: true, stream: h, verify }, options);
+    const marked: WaitTarget = { ctx, event: ev, key: this, what, done: () => this.markedAwaitSettled(marked), fresh: true, stream: h, verify };
+    return share ? this.plainWait.share(marked, () => waitFor(marked, options)) : waitFor(marked, options);
   }
 
   /**

@@ -3,28 +3,35 @@
 
 /**
  * The pending promise of one plain await (no options), handed to later plain awaits of the same point
- * (a Stream with nothing enqueued since, an Event not recorded again) until it settles or is dropped.
+ * (a Stream with nothing enqueued since, an Event not recorded again) until its wait settles or the
+ * point moves. Forgotten from the wait's `done` callback, not from a `then` on the promise: a reaction
+ * registered first would run before the awaiting code, on the path from the GPU's end to its resume.
  */
 export class SharedWait {
   private pending: Promise<void> | undefined;
+  private owner: object | undefined;
 
   /** The promise to hand out, or undefined when none is pending. */
   get current(): Promise<void> | undefined {
     return this.pending;
   }
 
-  /** Hands `p` to later plain awaits until it settles; returns `p`. */
-  share(p: Promise<void>): Promise<void> {
-    this.pending = p;
-    const forget = (): void => {
-      if (this.pending === p) this.pending = undefined;
-    };
-    p.then(forget, forget);
+  /** Makes the wait `owner` with `wait()` and hands its promise to later plain awaits unless it settled at once. */
+  share(owner: object, wait: () => Promise<void>): Promise<void> {
+    this.pending = undefined;
+    this.owner = owner;
+    const p = wait();
+    if (this.owner === owner) this.pending = p; // else `settled(owner)` ran inside wait()
     return p;
+  }
+
+  /** The wait `owner` settled: later awaits get a wait of their own. */
+  settled(owner: object): void {
+    if (this.owner === owner) this.drop();
   }
 
   /** The point moved (work enqueued, a new record): later awaits get a wait of their own. */
   drop(): void {
-    this.pending = undefined;
+    this.pending = this.owner = undefined;
   }
 }
