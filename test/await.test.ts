@@ -670,6 +670,38 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await expectClean();
   });
 
+  test('a lone spinning wait resumes the awaiting code before the waiter re-plans; an await made there still waits', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    const p = s.synchronized();
+    await turns(2);
+    gpu.finish(s.handle);
+    await p;
+    expect(waiterStats().queues).toBe(1); // its books are kept right after this code, in the same turn
+    gpu.pending.set(s.handle, [workEvent()]); // more work on the stream
+    let second = false;
+    const p2 = s.synchronized().then(() => (second = true));
+    await turns(3);
+    expect(second).toBe(false);
+    gpu.finish(s.handle);
+    await p2;
+    expect(count('cuLaunchHostFunc')).toBe(0);
+    await expectClean();
+  });
+
+  test('a lone spin whose query fails hands over to the pass, which rejects with that error', async () => {
+    let status = 600; // CUDA_ERROR_NOT_READY
+    gpu.restore();
+    gpu = new FakeGpu(channel).install(ctx, { cuStreamQuery: () => status });
+    configureWaits({ spinMicros: 1e6 });
+    const s = Stream.create({ context: ctx });
+    const p = s.synchronized();
+    await turns(2);
+    status = 1; // CUDA_ERROR_INVALID_VALUE
+    await expect(p).rejects.toMatchObject({ func: 'cuStreamQuery', code: 1 });
+    await expectClean();
+  });
+
   test('a spin asks the stream first; with work enqueued after the marker, the marker still ends the wait', async () => {
     configureWaits({ spinMicros: 1e6 });
     const s = busyStream();

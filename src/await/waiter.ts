@@ -33,6 +33,9 @@ import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { giveHelper, takeHelper } from './markers';
 import { flagReached, giveSlot, postFlag, takeSlot, type FlagSlot } from './flags';
 import { wakeChannel, type WakeChannel } from './wake';
+import { settings } from './settings';
+
+export { configureWaits, type WaiterSettings } from './settings';
 
 /** What one wait waits for. */
 export interface WaitTarget {
@@ -62,84 +65,12 @@ export interface WaitTarget {
   readonly mark?: () => void;
 }
 
-/** How the waiter waits; see {@link configureWaits}. */
-export interface WaiterSettings {
-  /** Spin (query back to back, yielding between slices) this long before parking, in µs. Default 300 (CUDA_TS_AWAIT_SPIN_US). */
-  spinMicros: number;
-  /** The longest the spin holds the event loop before yielding to it, in µs. Default 250. */
-  spinSliceMicros: number;
-  /** Spin again around the end predicted from the key's last wait. Default true (CUDA_TS_AWAIT_PREDICT=0: off). */
-  predict: boolean;
-  /** While waits are parked, check them this often anyway (a destroyed context never wakes them), in ms. Default 100. */
-  sweepMs: number;
-  /** Predict only waits that lasted at most this long (ms; longer ones gain nothing measurable). Default 50. */
-  predictUpToMs: number;
-  /** Predict only while at most this many keys (streams, events) are awaited at once (a crowd wants CPU, not µs). Default 4. */
-  predictMaxKeys: number;
-  /**
-   * Where a parked stream wait's wake host function goes: 'helper' (a helper stream waits for the
-   * marker event, then posts; the program's stream gets nothing) or 'stream' (enqueued on the awaited
-   * stream itself right after the marker: no cross-stream wait, but later work on that stream waits
-   * for the post). Event waits always use a helper. Default 'helper' (CUDA_TS_AWAIT_PARK).
-   */
-  parkOn: 'helper' | 'stream';
-  /**
-   * A stream wait enqueues a flag write behind its marker (cuStreamWriteValue32 into page-locked memory)
-   * and the spin reads the flag instead of querying the driver. Default false (CUDA_TS_AWAIT_FLAGS=1: on).
-   */
-  flags: boolean;
-}
-
-function envNumber(name: string, fallback: number): number {
-  const v = Number(process.env[name]);
-  return process.env[name] !== undefined && process.env[name] !== '' && Number.isFinite(v) && v >= 0 ? v : fallback;
-}
-
-const settings: WaiterSettings = {
-  spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 300),
-  spinSliceMicros: 250,
-  predict: process.env.CUDA_TS_AWAIT_PREDICT !== '0',
-  sweepMs: 100,
-  predictUpToMs: 50,
-  predictMaxKeys: 4,
-  parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
-  flags: process.env.CUDA_TS_AWAIT_FLAGS === '1',
-};
-
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
 /** While a queue rides (no helper of its own), parked waits are checked this often (ms). */
 const RIDE_CHECK_MS = 4;
 /** An unmarked wait waiting for its predicted window is checked this often (ms). */
 const UNMARKED_CHECK_MS = 1;
-
-/**
- * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
- * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys`,
- * `parkOn` ('helper' or 'stream') and `flags` (boolean); default {} (only read them).
- */
-export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
-  if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
-  for (const k of Object.keys(changes))
-    if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
-  const { spinMicros, spinSliceMicros, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn, flags } = changes;
-  if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros)))
-    throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
-  if (spinSliceMicros !== undefined && !(typeof spinSliceMicros === 'number' && spinSliceMicros > 0 && spinSliceMicros <= 1000))
-    throw new RangeError(`configureWaits: spinSliceMicros must be a number in (0, 1000], got ${String(spinSliceMicros)}`);
-  if (parkOn !== undefined && parkOn !== 'helper' && parkOn !== 'stream')
-    throw new TypeError(`configureWaits: parkOn must be 'helper' or 'stream', got ${String(parkOn)}`);
-  if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
-  if (flags !== undefined && typeof flags !== 'boolean') throw new TypeError(`configureWaits: flags must be a boolean, got ${String(flags)}`);
-  if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs)))
-    throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
-  if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0))
-    throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
-  if (predictMaxKeys !== undefined && !(Number.isSafeInteger(predictMaxKeys) && predictMaxKeys >= 0))
-    throw new RangeError(`configureWaits: predictMaxKeys must be a non-negative integer, got ${String(predictMaxKeys)}`);
-  Object.assign(settings, changes);
-  return { ...settings };
-}
 
 interface Wait {
   readonly target: WaitTarget;
@@ -202,6 +133,8 @@ let channelInUse: WakeChannel | undefined;
 const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 0 };
 
 const now = (): number => performance.now();
+const RESOLVED = Promise.resolve();
+const NOT_READY: number = drv.CUresult.CUDA_ERROR_NOT_READY;
 
 /** The wait's point was reached: its event completed, or (unmarked) its stream is idle; throws what the query throws. */
 function query(t: WaitTarget): boolean {
@@ -440,6 +373,10 @@ function spinTick(): void {
   let t = now();
   budgetEnd = t + SETTLE_BUDGET_MS;
   const sliceEnd = t + settings.spinSliceMicros / 1000;
+  if (spinning.size === 1 && spinLone(spinning.values().next().value as Queue, sliceEnd)) {
+    if (spinning.size > 0) spinner ??= setImmediate(spinTick);
+    return;
+  }
   for (;;) {
     let settled = false;
     let asked = 0;
@@ -461,6 +398,47 @@ function spinTick(): void {
     if (t >= sliceEnd) break;
   }
   if (spinning.size > 0) spinner ??= setImmediate(spinTick);
+}
+
+/**
+ * The spin of a lone queue with one plain wait (the common `await stream.synchronized()`): its handle
+ * queried back to back through the bound native function, no pass bookkeeping in between, so that the
+ * GPU's end is seen and the awaiting code resumed as a bare query loop would. False: not such a queue,
+ * or a query failed (the general pass handles it).
+ */
+function spinLone(q: Queue, sliceEnd: number): boolean {
+  const w = q.waits[0];
+  const t = w.target;
+  // an idle stream has reached every point on it: asked first, as in a pass (the marker every 4th time)
+  const stream = t.stream !== undefined && t.stream > 2 && !keyClosed(t) ? t.stream : 0;
+  const event = t.event;
+  if (q.waits.length !== 1 || w.flag !== 0 || (event === 0 && stream === 0)) return false;
+  let streamQuery: ReturnType<typeof drv.native> | undefined;
+  let eventQuery: ReturnType<typeof drv.native> | undefined;
+  try {
+    if (stream !== 0) streamQuery = drv.native('cuStreamQuery');
+    if (event !== 0) eventQuery = drv.native('cuEventQuery');
+    drv.bindHinted(t.ctx);
+  } catch {
+    return false; // the general pass's query reports it
+  }
+  for (let i = 1; ; i++) {
+    counters.spinPasses++;
+    const status = (eventQuery !== undefined && (streamQuery === undefined || (i & 3) === 0) ? eventQuery(event) : streamQuery!(stream)) as number;
+    if (status === 0) {
+      settle(w, undefined, q);
+      headSettled(q, w, true);
+      return true;
+    }
+    if (status !== NOT_READY) return false;
+    if ((i & 7) !== 0) continue;
+    const tNow = now();
+    if (tNow >= sliceEnd) return true;
+    if (!inSpin(q, tNow)) {
+      decide(q);
+      return true;
+    }
+  }
 }
 
 /** Moves the spinning queues up to `last` (in the spin's order) behind the others. */
@@ -508,7 +486,7 @@ function advance(q: Queue, spinPass = false): boolean {
       try {
         ready = query(head.target);
       } catch (e) {
-        settle(head, e);
+        settle(head, e, q);
         changed = true;
         continue;
       }
@@ -516,13 +494,30 @@ function advance(q: Queue, spinPass = false): boolean {
     if (!ready) break;
     doneEvent = head.target.event;
     last = head;
-    settle(head);
+    settle(head, undefined, q);
     changed = true;
   }
-  // the newest wait settled predicts the next one's duration (one map write, not one per wait)
-  if (last !== undefined) lastDuration.set(last.target.predictKey ?? q.key, now() - last.start);
-  if (changed) afterHeadChange(q);
+  if (changed) headSettled(q, last, spinPass);
   return changed;
+}
+
+/**
+ * The head of `q` settled (`last`: the newest wait settled, if any): learn its duration and re-plan `q`,
+ * after the awaiting code when the spin saw it (its reaction is queued already: it resumes first).
+ */
+function headSettled(q: Queue, last: Wait | undefined, spinPass: boolean): void {
+  // the newest wait settled predicts the next one's duration (one map write, not one per wait)
+  const learned = last === undefined ? undefined : ([last.target.predictKey ?? q.key, now() - last.start] as const);
+  if (!spinPass) return keepBooks(q, learned);
+  if (q.waits.length === 0) stopSpinning(q);
+  void RESOLVED.then(() => keepBooks(q, learned)); // not queueMicrotask: Node makes an AsyncResource per call
+}
+
+/** After `q`'s head settled: learn its duration, then re-plan `q` (or drop it when empty). */
+function keepBooks(q: Queue, learned: readonly [object, number] | undefined): void {
+  if (learned !== undefined) lastDuration.set(learned[0], learned[1]);
+  if (queues.get(q.key) === q) afterHeadChange(q);
+  else if (parkedCount === 0) quiesce();
 }
 
 /** Whether the head of `q` is done; undefined when its query throws (the in-order pass then reports it). */
@@ -583,11 +578,10 @@ function afterHeadChange(q: Queue): void {
 }
 
 /** Settles `w` (resolve, or reject with `e`) and takes it out of its queue. */
-function settle(w: Wait, e?: unknown): void {
+function settle(w: Wait, e?: unknown, q = queues.get(w.target.key)): void {
   if (w.settled) return;
   w.settled = true;
   w.dispose();
-  const q = queues.get(w.target.key);
   if (q !== undefined) {
     const i = q.waits.indexOf(w);
     if (i >= 0) q.waits.splice(i, 1);
