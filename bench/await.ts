@@ -3,10 +3,11 @@
 // Resume latency = the instant the awaiting code runs again minus the instant the kernel's last store (a
 // flag in pinned memory) became visible to the host, stamped by a worker thread spinning on that flag (one
 // clock for both threads). Then the CPU and event-loop lag of a 200 ms await, 1,000 awaits over 64 streams,
-// and the launch path with parked waits. Env: the waiter's (CUDA_TS_AWAIT*) and BENCH_AWAIT_REPS (15).
+// and the launch path with parked waits. Env: the waiter's (CUDA_TS_AWAIT*), BENCH_AWAIT_REPS (15) and BENCH_AWAIT_PARTS
+// (a comma list of latency, cpu, crowd, launch; default all).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch, type Kernel } from '../src';
 import { poll } from '../src/poll';
 import { configureWaits, waiterStats } from '../src/await/waiter';
@@ -15,6 +16,7 @@ import { wakeChannel } from '../src/await/wake';
 import { median, reason, table } from './common';
 
 const REPS = Number(process.env.BENCH_AWAIT_REPS ?? 15);
+const PARTS = new Set((process.env.BENCH_AWAIT_PARTS ?? 'latency,cpu,crowd,launch').split(','));
 const SOURCE = `
 extern "C" __global__ void spin_flag(unsigned long long ns, int* flag, unsigned index, int value) {
   unsigned long long t0, t;
@@ -96,6 +98,12 @@ const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
  */
 function lagOf(h: ReturnType<typeof monitorEventLoopDelay>): number {
   return h.count === 0 ? 0 : Math.max(0, h.max / 1e6 - 1);
+}
+
+/** CPU time (ms) of this thread alone (Linux: /proc/thread-self/schedstat); NaN elsewhere. */
+function threadCpuMs(): number {
+  const file = '/proc/thread-self/schedstat';
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split(' ')[0]) / 1e6 : Number.NaN;
 }
 
 interface Verdict {
@@ -273,10 +281,12 @@ async function crowdOnce(c: Ctx, withLag: boolean, apart = false): Promise<{ tex
   const waitsMade = waiterStats().pending;
   const issued = process.cpuUsage(cpuIssue);
   const cpuWait = process.cpuUsage();
+  const mainWait = threadCpuMs();
   const t1 = performance.now();
   if (withLag) lag.enable();
   const results = await Promise.allSettled(waits);
   const waitCpu = process.cpuUsage(cpuWait);
+  const mainMs = threadCpuMs() - mainWait;
   const t2 = performance.now();
   lag.disable();
   const resumed = results.filter((r) => r.status === 'fulfilled').length;
@@ -293,7 +303,7 @@ async function crowdOnce(c: Ctx, withLag: boolean, apart = false): Promise<{ tex
   const text =
     `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms after a ${GATE_MS} ms gate; 3 of 4 stream waits, 1 of 4 event waits${apart ? '; each stream await at its own point' : ''}; ${waitsMade} waits in the waiter): ` +
     `issuing ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU over ${(t1 - t0).toFixed(1)} ms; ` +
-    `from the last await issued (the gate opens ${GATE_MS} ms after the first launch) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
+    `from the last await issued (the gate opens ${GATE_MS} ms after the first launch) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%; the main thread ${mainMs.toFixed(2)} ms); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
     (withLag ? `; worst lag ${lagOf(lag).toFixed(2)} ms` : '');
   return { text, value, pass, lagMs: lagOf(lag) };
 }
@@ -369,15 +379,15 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
   const verdicts: Verdict[] = [];
   const parts: string[] = [`awaiting GPU work (issue 46): wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`];
   try {
-    parts.push(await latency(c, verdicts));
+    if (PARTS.has('latency')) parts.push(await latency(c, verdicts));
   } finally {
     Atomics.store(c.ctl, 1, 1);
     Atomics.notify(c.ctl, 0);
     await worker.terminate();
   }
-  parts.push(await cpuWhileAwaiting(c, verdicts));
-  parts.push(await crowd(c, verdicts));
-  parts.push(await launchPath(c, verdicts));
+  if (PARTS.has('cpu')) parts.push(await cpuWhileAwaiting(c, verdicts));
+  if (PARTS.has('crowd')) parts.push(await crowd(c, verdicts));
+  if (PARTS.has('launch')) parts.push(await launchPath(c, verdicts));
   host.close();
   mod.close();
   program.close();
