@@ -160,7 +160,14 @@ export class Event extends Resource {
         return Promise.reject(e);
       }
     }
-    const t: WaitTarget = { ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn, done: () => this.plainWait.settled(t) };
+    const t: WaitTarget = {
+      ctx: this.context,
+      event: this.handle,
+      key: this,
+      what: 'Event.synchronized()',
+      predictKey: this.recordedOn,
+      done: () => this.plainWait.settled(t),
+    };
     return options === undefined ? this.plainWait.share(t, () => waitFor(t)) : waitFor(t, options);
   }
 
