@@ -273,8 +273,12 @@ export class Stream extends Resource {
    * the waiter when an await parks. @internal
    */
   markAwaitedPoint(): void {
-    const targets = this.unmarked;
-    if (targets.length === 0) return;
+    // an await the waiter's spin just resolved keeps its books after the awaiting code: none needed
+    const targets = this.unmarked.some((t) => t.settled === true) ? this.unmarked.filter((t) => t.settled !== true) : this.unmarked;
+    if (targets.length === 0) {
+      this.unmarked = [];
+      return;
+    }
     const ctx = this.context;
     const ev = takeMarker(ctx);
     try {

@@ -673,12 +673,13 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
   test('a lone spinning wait resumes the awaiting code before the waiter re-plans; an await made there still waits', async () => {
     configureWaits({ spinMicros: 1e6 });
     const s = busyStream();
+    const h = s.handle;
     const p = s.synchronized();
-    await turns(2);
-    gpu.finish(s.handle);
+    gpu.finish(h);
     await p;
     expect(waiterStats().queues).toBe(1); // its books are kept right after this code, in the same turn
     gpu.pending.set(s.handle, [workEvent()]); // more work on the stream
+    expect(count('cuEventRecord')).toBe(0); // reading the handle marked nothing: the await was resolved
     const p2 = s.synchronized();
     await turns(3);
     expect(waiterStats().pending).toBe(1); // it waits for its own point
@@ -689,8 +690,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
 
   test('a lone spin whose query fails hands over to the pass, which rejects with that error', async () => {
     let status = 600; // CUDA_ERROR_NOT_READY, then CUDA_ERROR_INVALID_VALUE
-    gpu.restore();
-    gpu = new FakeGpu(channel).install(ctx, { cuStreamQuery: () => status });
+    gpu.install(ctx, { cuStreamQuery: () => status }); // the same fakes again, this one replaced
     configureWaits({ spinMicros: 1e6 });
     const p = Stream.create({ context: ctx }).synchronized();
     await turns(2);

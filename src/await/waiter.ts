@@ -1,30 +1,11 @@
 // The waiter: every awaited GPU wait of the objects layer (Stream.synchronized, Event.synchronized,
 // Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed", or for a
-// stream wait whose point is not marked yet (WaitTarget.mark), "this stream is idle".
-//
-//   1. Done already? Resolve at once (one cuEventQuery).
-//   2. Spin: for the first `spinMicros` (default 300 µs) ONE loop shared by every spinning wait checks
-//      them back to back in slices of at most `spinSliceMicros` (default 250 µs), yielding to the
-//      event loop between slices (a query per setImmediate alone resumed ~40 µs late): short kernels
-//      resume as soon as a blocking wait would, and the loop never stalls longer than a slice. With
-//      `flags` on, a stream wait's check reads a flag the GPU writes behind its marker (./flags.ts).
-//   3. Park: a helper stream of the context waits for the event (cuStreamWaitEvent) and then runs
-//      libc's sem_post as a host function (./wake.ts); one koffi `.async` sem_wait per JS thread sleeps
-//      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
-//      No CPU while parked, one pool thread whatever the number of waits. A context has at most
-//      HELPERS_PER_CONTEXT helpers (./markers.ts); a queue parked when all are in use rides: it has no
-//      host function of its own, is checked every RIDE_CHECK_MS (a wake checks only the queues with a
-//      host function: a crowd's wake costs a few queries, not one per queue), and takes the next helper
-//      given back.
-//   4. Predicted window: the duration of the last wait on the same key (a stream, an event) predicts
-//      when this one ends; the shared loop spins again from a little before that instant to a little
-//      after it, so repeated work resumes at the speed of a blocking wait for a fraction of its CPU.
-//
-// Waits of one key (the awaits of one stream, made in order) complete in order, so only the oldest
-// wait of a key is watched (spun or parked); when it resolves the ones behind it are checked at once.
-// Cancellation (AbortSignal, timeoutMs) takes a wait out wherever it is; a parked host function that
-// then fires only costs one wake. Nothing is left behind once no wait is pending: no timer, no
-// listener, no sleeping pool thread (tests check waiterStats()).
+// stream wait whose point is not marked yet (WaitTarget.mark), "this stream is idle". Done already:
+// resolved at once; else one loop spins on every new wait for a while, then it parks (a helper
+// stream's host function wakes one pool thread: ./wake.ts, ./markers.ts) or rides on the next wake,
+// and a predicted window spins again around its expected end. Waits of one key complete in order,
+// so only the oldest of a key is watched. Nothing is left behind once no wait is pending (tests check
+// waiterStats()). The protocol and its measurements: docs/awaiting.md.
 import * as drv from '../driver';
 import type { Context } from '../context';
 import { poll } from '../poll';
@@ -34,36 +15,10 @@ import { giveHelper, takeHelper } from './markers';
 import { flagReached, giveSlot, postFlag, takeSlot, type FlagSlot } from './flags';
 import { wakeChannel, type WakeChannel } from './wake';
 import { settings } from './settings';
+import type { WaitTarget } from './target';
 
 export { configureWaits, type WaiterSettings } from './settings';
-
-/** What one wait waits for. */
-export interface WaitTarget {
-  /** The context of `event`. */
-  readonly ctx: Context;
-  /** The CUevent whose completion ends the wait; 0 while its point (a stream's end) is unmarked: see `mark`. */
-  event: number;
-  /** Waits of one key complete in the order they were made (a stream; an event). */
-  readonly key: object;
-  /** `Class.method()` for messages. */
-  readonly what: string;
-  /** Called once when the wait settles, however (gives a marker event back). */
-  readonly done?: () => void;
-  /** `event` was just recorded behind unfinished work: skip the first query (it cannot be done yet). */
-  readonly fresh?: boolean;
-  /** The stream whose point `event` marks (stream waits): with `parkOn: 'stream'` the wake goes there. */
-  readonly stream?: number;
-  /** Whose last wait predicts this one's duration (default `key`; an event: the stream it was recorded on). */
-  readonly predictKey?: object;
-  /** Called when the wait completed, before it resolves; what it throws rejects the wait instead. */
-  readonly verify?: () => void;
-  /**
-   * A stream wait made without a marker (`event` 0): its point is the end of `stream`, so an idle stream
-   * ends it. `mark()` records the marker (setting `event`); the Stream calls it before more work is
-   * enqueued there, and the waiter before parking (a helper needs an event to wait for).
-   */
-  readonly mark?: () => void;
-}
+export type { WaitTarget } from './target';
 
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
@@ -426,8 +381,7 @@ function spinLone(q: Queue, sliceEnd: number): boolean {
     counters.spinPasses++;
     const status = (eventQuery !== undefined && (streamQuery === undefined || (i & 3) === 0) ? eventQuery(event) : streamQuery!(stream)) as number;
     if (status === 0) {
-      settle(w, undefined, q);
-      headSettled(q, w, true);
+      resolveFirst(q, w);
       return true;
     }
     if (status !== NOT_READY) return false;
@@ -577,19 +531,42 @@ function afterHeadChange(q: Queue): void {
   if (parkedCount === 0) quiesce();
 }
 
+/**
+ * The spin saw the lone wait `w` done: it resolves at once, and the rest (its cancellation, its place in
+ * `q`, its target's `done`, the queue's plan) is kept right after the awaiting code, which runs first.
+ * Until then its target reads `settled` (a Stream then records no marker for it).
+ */
+function resolveFirst(q: Queue, w: Wait): void {
+  let e: unknown;
+  try {
+    w.target.verify?.();
+  } catch (err) {
+    e = err;
+  }
+  if (e !== undefined) {
+    settle(w, e, q);
+    return headSettled(q, w, true);
+  }
+  w.settled = true;
+  w.target.settled = true;
+  w.resolve();
+  if (q.waits.length === 1) stopSpinning(q);
+  void RESOLVED.then(() => {
+    takeOut(w, q);
+    try {
+      w.target.done?.();
+    } catch {
+      // resolved already: a failing give-back shows in the next call that needs it
+    }
+    headSettled(q, w, false);
+  });
+}
+
 /** Settles `w` (resolve, or reject with `e`) and takes it out of its queue. */
 function settle(w: Wait, e?: unknown, q = queues.get(w.target.key)): void {
   if (w.settled) return;
   w.settled = true;
-  w.dispose();
-  if (q !== undefined) {
-    const i = q.waits.indexOf(w);
-    if (i >= 0) q.waits.splice(i, 1);
-    if (q.parked === w) {
-      q.parked = undefined;
-      parkedCount--;
-    }
-  }
+  takeOut(w, q);
   try {
     w.target.done?.();
     if (e === undefined) w.target.verify?.();
@@ -598,6 +575,18 @@ function settle(w: Wait, e?: unknown, q = queues.get(w.target.key)): void {
   }
   if (e === undefined) w.resolve();
   else w.reject(e);
+}
+
+/** Takes `w` out of `q`: its cancellation (signal listener, timer), its place, its park. */
+function takeOut(w: Wait, q: Queue | undefined): void {
+  w.dispose();
+  if (q === undefined) return;
+  const i = q.waits.indexOf(w);
+  if (i >= 0) q.waits.splice(i, 1);
+  if (q.parked === w) {
+    q.parked = undefined;
+    parkedCount--;
+  }
 }
 
 function cancel(w: Wait, e: unknown): void {
