@@ -190,12 +190,13 @@ async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
  */
 async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const control = await crowdControl(c);
+  const floor = await settlingFloor();
   const first = await crowdOnce(c, false);
   const second = await crowdOnce(c, true);
   const apart = await crowdOnce(c, false, true);
   verdicts.push({
     target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left',
-    value: `${first.value}; nothing awaited: ${control.pct.toFixed(1)}%; each stream await at its own point: ${apart.value}`,
+    value: `${first.value}; nothing awaited: ${control.pct.toFixed(1)}%; settling 1,000 promises alone: ${floor.ms.toFixed(2)} ms of CPU; each stream await at its own point: ${apart.value}`,
     verdict: first.pass && second.pass && apart.pass ? 'PASS' : 'FAIL',
   });
   verdicts.push({
@@ -203,7 +204,30 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
     value: `${second.lagMs.toFixed(2)} ms`,
     verdict: second.lagMs <= 1 ? 'PASS' : 'FAIL',
   });
-  return `${control.text}\n${first.text}\n${second.text}\n${apart.text}`;
+  return `${control.text}\n${floor.text}\n${first.text}\n${second.text}\n${apart.text}`;
+}
+
+/**
+ * What resuming 1,000 awaits costs with no waiter at all: 1,000 promises in 64 groups (as the crowd's
+ * waits), a group resolved per turn of the event loop, awaited by Promise.allSettled; median of 5.
+ */
+async function settlingFloor(): Promise<{ text: string; ms: number }> {
+  const runs: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const resolvers: (() => void)[] = [];
+    const waits = Array.from({ length: 1000 }, () => new Promise<void>((res) => resolvers.push(res)));
+    const cpu = process.cpuUsage();
+    const all = Promise.allSettled(waits);
+    for (let g = 0; g < 64; g++) {
+      await new Promise((res) => setImmediate(res));
+      for (let i = g; i < 1000; i += 64) resolvers[i]();
+    }
+    await all;
+    const u = process.cpuUsage(cpu);
+    runs.push((u.user + u.system) / 1000);
+  }
+  const ms = median(runs);
+  return { text: `settling 1,000 promises alone (64 groups, one per turn of the event loop, no GPU): ${ms.toFixed(2)} ms of CPU (median of 5)`, ms };
 }
 
 interface CrowdWork {
