@@ -167,6 +167,7 @@ export class Event extends Resource {
       what: 'Event.synchronized()',
       predictKey: this.recordedOn,
       done: () => this.plainWait.settled(t),
+      settled: false,
     };
     return options === undefined ? this.plainWait.share(t, () => waitFor(t)) : waitFor(t, options);
   }

@@ -557,6 +557,7 @@ export class Stream extends Resource {
         stream: h,
         verify,
         mark: () => this.markAwaitedPoint(),
+        settled: false,
       };
       this.unmarked.push(t);
       return share ? this.plainWait.share(t, () => waitFor(t, options)) : waitFor(t, options);
@@ -568,7 +569,7 @@ export class Stream extends Resource {
       giveMarker(ctx, ev);
       throw this.fail(e);
     }
-    const marked: WaitTarget = { ctx, event: ev, key: this, what, done: () => this.markedAwaitSettled(marked), fresh: true, stream: h, verify };
+    const marked: WaitTarget = { ctx, event: ev, key: this, what, done: () => this.markedAwaitSettled(marked), fresh: true, stream: h, verify, settled: false };
     return share ? this.plainWait.share(marked, () => waitFor(marked, options)) : waitFor(marked, options);
   }
 

@@ -27,6 +27,9 @@ export interface WaitTarget {
    * enqueued there, and the waiter before parking (a helper needs an event to wait for).
    */
   readonly mark?: () => void;
-  /** Set by the waiter when a spin resolved the wait; its `done` callback runs a moment later (see resolveFirst). */
+  /**
+   * Set by the waiter when a spin resolved the wait; its `done` callback runs a moment later (see
+   * resolveFirst). Makers give it `false` so that setting it keeps the object's shape.
+   */
   settled?: boolean;
 }

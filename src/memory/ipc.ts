@@ -551,7 +551,7 @@ export class SharedEvent extends Resource {
    */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
-    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'SharedEvent.synchronized()' }, options);
+    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'SharedEvent.synchronized()', settled: false }, options);
   }
 }
 
