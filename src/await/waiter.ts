@@ -461,10 +461,15 @@ function advance(q: Queue, spinPass = false): boolean {
  */
 function headSettled(q: Queue, last: Wait | undefined, spinPass: boolean): void {
   // the newest wait settled predicts the next one's duration (one map write, not one per wait)
-  const learned = last === undefined ? undefined : ([last.target.predictKey ?? q.key, now() - last.start] as const);
+  const learned = last === undefined ? undefined : durationOf(q, last);
   if (!spinPass) return keepBooks(q, learned);
   if (q.waits.length === 0) stopSpinning(q);
   void RESOLVED.then(() => keepBooks(q, learned)); // not queueMicrotask: Node makes an AsyncResource per call
+}
+
+/** The key whose next wait `w`'s duration predicts, and that duration (ms, until now). */
+function durationOf(q: Queue, w: Wait): readonly [object, number] {
+  return [w.target.predictKey ?? q.key, now() - w.start];
 }
 
 /** After `q`'s head settled: learn its duration, then re-plan `q` (or drop it when empty). */
@@ -550,6 +555,7 @@ function resolveFirst(q: Queue, w: Wait): void {
   w.settled = true;
   w.target.settled = true;
   w.resolve();
+  const learned = durationOf(q, w); // now: the awaiting code's own time is not the wait's
   if (q.waits.length === 1) stopSpinning(q);
   void RESOLVED.then(() => {
     takeOut(w, q);
@@ -558,7 +564,7 @@ function resolveFirst(q: Queue, w: Wait): void {
     } catch {
       // resolved already: a failing give-back shows in the next call that needs it
     }
-    headSettled(q, w, false);
+    keepBooks(q, learned);
   });
 }
 
