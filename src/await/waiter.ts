@@ -84,6 +84,8 @@ let sweeper: ReturnType<typeof setTimeout> | undefined;
 let sweepDue = Infinity;
 /** When a sweep last checked every parked queue (the ride checks between check the riders only). */
 let lastFullSweep = 0;
+/** When the riders were last asked (a ride check, or a wake that settled a wait). */
+let lastRiderCheck = -Infinity;
 let channelInUse: WakeChannel | undefined;
 const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 0 };
 
@@ -645,10 +647,14 @@ function parked(q: Queue, head: Wait, channel: WakeChannel): void {
 /** A helper of `ctx` was given back: the first queue riding there parks on it. */
 function promoteRider(ctx: Context): void {
   for (const q of queues.values()) {
-    if (q.ctx === ctx && rides(q) && !q.pollOnly) {
-      park(q);
-      return;
+    if (q.ctx !== ctx || !rides(q) || q.pollOnly) continue;
+    // a rider done already settles now: no host function, no wake (a crowd's waits end together)
+    if (advance(q)) {
+      if (q.parked !== undefined && !rides(q)) return; // its next head took the helper
+      continue;
     }
+    park(q);
+    return;
   }
 }
 
@@ -674,26 +680,37 @@ function anyRiding(): boolean {
 function onWake(): void {
   counters.wakes++;
   beginTurn();
-  checkParked('posted'); // riders wait for their ride check: a wake asks only the queues that could post
+  // a wake asks the queues that could post; when it settled one, the riders too (a crowd's waits end
+  // together), at most every RIDE_CHECK_MS / 2
+  if (checkParked('posted') && now() - lastRiderCheck >= RIDE_CHECK_MS / 2 && anyRiding()) {
+    lastRiderCheck = now();
+    checkParked('riders');
+  }
   if (parkedCount > 0) channelInUse?.arm(onWake);
 }
 
 /** Which parked queues a check asks: those with a host function of their own, the riders, or all. */
 type Parked = 'posted' | 'riders' | 'all';
 
-function checkParked(which: Parked): void {
+function checkParked(which: Parked): boolean {
+  let found = false;
   for (const q of [...queues.values()]) {
     if (q.parked === undefined) continue;
-    if (which === 'all' || (which === 'riders') === rides(q)) advance(q);
+    if ((which === 'all' || (which === 'riders') === rides(q)) && advance(q)) found = true;
   }
+  return found;
 }
 
 function sweep(): void {
   sweeper = undefined;
   sweepDue = Infinity;
   beginTurn();
-  const full = !anyRiding() || now() - lastFullSweep >= settings.sweepMs;
-  if (full) lastFullSweep = now();
+  const t = now();
+  const full = !anyRiding() || t - lastFullSweep >= settings.sweepMs;
+  // a wake asked the riders lately: their next check is RIDE_CHECK_MS after that one
+  if (!full && t - lastRiderCheck < RIDE_CHECK_MS / 2) return sweepWithin(lastRiderCheck + RIDE_CHECK_MS - t);
+  if (full) lastFullSweep = t;
+  else lastRiderCheck = t;
   checkParked(full ? 'all' : 'riders');
   if (parkedCount > 0) sweepWithin(anyRiding() ? RIDE_CHECK_MS : settings.sweepMs);
 }
@@ -769,6 +786,8 @@ export function waiterStats(): {
 export function resetWaiterForTests(): void {
   lastDuration = new WeakMap();
   counters.parks = counters.wakes = counters.spinTicks = counters.spinPasses = counters.flagWrites = 0;
+  lastRiderCheck = -Infinity;
+  lastFullSweep = now();
   channelInUse = undefined;
 }
 

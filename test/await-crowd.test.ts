@@ -1,0 +1,140 @@
+// Crowds of parked waits (src/await/waiter.ts) against the fake GPU: more streams than helper streams,
+// so most queues ride. A helper given back skips the riders that are done already, and a wake that
+// settled a wait asks the riders too, at most every 2 ms: a crowd's waits tend to end together.
+import { Stream } from '../src/stream';
+import { configureWaits, resetWaiterForTests, waiterStats } from '../src/await/waiter';
+import { HELPERS_PER_CONTEXT, forgetMarkerPools, markerStats } from '../src/await/markers';
+import { setWakeChannel } from '../src/await/wake';
+import { fakeContext } from './helpers/fake-driver';
+import { FakeChannel, FakeGpu, turns } from './helpers/await-gpu';
+import type { Context } from '../src/context';
+
+let ctx: Context;
+let channel: FakeChannel;
+let gpu: FakeGpu;
+const defaults = configureWaits();
+
+beforeEach(() => {
+  ctx = fakeContext();
+  channel = new FakeChannel();
+  setWakeChannel(channel);
+  forgetMarkerPools();
+  resetWaiterForTests();
+  // the 100 ms full sweep stays out of the way; the riders' own 4 ms check does not
+  configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 10_000, flags: false });
+  gpu = new FakeGpu(channel).install(ctx);
+});
+afterEach(async () => {
+  gpu.finishAll();
+  await turns(5);
+  gpu.restore();
+  setWakeChannel(undefined);
+  configureWaits(defaults);
+});
+
+let work = 0x7a0000;
+/** A stream with one piece of work enqueued (an event the test finishes). */
+function busyStream(): Stream {
+  const s = Stream.create({ context: ctx });
+  const h = (work += 0x10);
+  gpu.events.set(h, { gen: 1, done: false });
+  gpu.pending.set(s.handle, [h]);
+  return s;
+}
+const count = (name: string): number => gpu.calls.filter(([n]) => n === name).length;
+/** The marker each stream's parked wait asks (the event recorded on it). */
+function markerOf(s: Stream): unknown {
+  return gpu.calls.filter(([n, a]) => n === 'cuEventRecord' && a[1] === s.handle).at(-1)?.[1][0];
+}
+/** Which of `streams` (by index) the wakes asked through their markers, one list per wake. */
+function recordWakes(streams: Stream[]): { asked: number[] }[] {
+  const wakes: { asked: number[] }[] = [];
+  const arm = channel.arm.bind(channel);
+  channel.arm = (onWake) =>
+    arm(() => {
+      const from = gpu.calls.length;
+      onWake();
+      const asked = new Set(gpu.calls.slice(from).flatMap(([n, a]) => (n === 'cuEventQuery' ? [a[0]] : [])));
+      wakes.push({ asked: streams.flatMap((s, i) => (asked.has(markerOf(s)) ? [i] : [])) });
+    });
+  return wakes;
+}
+
+describe('a crowd of parked waits', () => {
+  test('a helper given back settles the riders done already and parks the first one still running', async () => {
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const riders = [busyStream(), busyStream(), busyStream()];
+    const held = holders.map((s) => s.synchronized());
+    const rode = riders.map((s) => s.synchronized());
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT + 3, riding: 3 });
+    const hostFns = count('cuLaunchHostFunc');
+    const settled: number[] = [];
+    rode.forEach((p, i) => void p.then(() => settled.push(i)));
+    // the first two riders and one holder end together; the holder's host function wakes the loop
+    gpu.finish(riders[0].handle);
+    gpu.finish(riders[1].handle);
+    gpu.finish(holders[0].handle);
+    await held[0];
+    await turns(2);
+    expect(settled.sort()).toEqual([0, 1]);
+    // its helper went to the one rider still running: one host function, behind that rider's marker
+    expect(count('cuLaunchHostFunc')).toBe(hostFns + 1);
+    const waitedFor = gpu.calls.filter(([n]) => n === 'cuStreamWaitEvent').at(-1)![1][1];
+    expect(waitedFor).toBe(markerOf(riders[2]));
+    expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT, riding: 0 });
+    for (const s of [...holders, riders[2]]) gpu.finish(s.handle);
+    await Promise.all([...held, ...rode]);
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    expect(markerStats().helpersOut).toBe(0);
+  });
+
+  test('a wake that settled a wait asks the riders too, at most every 2 ms; one that settled none does not', async () => {
+    // timers and performance.now() on a fake clock: the 4 ms ride check runs only when the test says
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+      const riders = Array.from({ length: 12 }, () => busyStream());
+      const wakes = recordWakes(riders); // before the first park arms the channel
+      const held = holders.map((s) => s.synchronized());
+      const rode = riders.map((s) => s.synchronized());
+      await turns(3);
+      jest.advanceTimersByTime(3); // not yet the ride check (4 ms)
+      // a rider that is not first in line ends with a holder: the wake finds it, no ride check needed;
+      // the holder's helper goes to the first rider (still running)
+      gpu.finish(riders[3].handle);
+      gpu.finish(holders[0].handle);
+      await Promise.all([held[0], rode[3]]);
+      expect(wakes).toHaveLength(1);
+      expect(wakes[0].asked).toContain(3);
+      expect(wakes[0].asked.length).toBeGreaterThan(2);
+      // at once, the next wake asks only the queues that could post (rider 0 holds the first helper
+      // given back) and rider 1, promoted onto the second
+      gpu.finish(holders[1].handle);
+      await held[1];
+      await turns(1);
+      expect(wakes.map((w) => w.asked)).toEqual([wakes[0].asked, [0, 1]]);
+      // 2 ms after the last time, a wake that settled a wait asks the riders again
+      jest.advanceTimersByTime(2);
+      gpu.finish(holders[2].handle);
+      await held[2];
+      await turns(1);
+      expect(wakes).toHaveLength(3);
+      expect(wakes[2].asked.length).toBeGreaterThan(2);
+      // a stale host function (nothing settled): only the queues that could post are asked
+      jest.advanceTimersByTime(2);
+      channel.post();
+      await turns(2);
+      expect(wakes).toHaveLength(4);
+      expect(wakes[3].asked.filter((i) => i > 2)).toEqual([]); // riders 0-2 hold the helpers given back
+      for (const s of [...holders, ...riders]) gpu.finish(s.handle);
+      jest.advanceTimersByTime(10);
+      await Promise.all([...held, ...rode]);
+      await turns(3);
+      expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
