@@ -2,35 +2,17 @@
 // so most queues ride. A helper given back skips the riders that are done already, and a wake that
 // settled a wait asks the riders too, at most every 2 ms: a crowd's waits tend to end together.
 import { Stream } from '../src/stream';
-import { configureWaits, resetWaiterForTests, waiterStats } from '../src/await/waiter';
-import { HELPERS_PER_CONTEXT, forgetMarkerPools, markerStats } from '../src/await/markers';
-import { setWakeChannel } from '../src/await/wake';
-import { fakeContext } from './helpers/fake-driver';
-import { FakeChannel, FakeGpu, turns } from './helpers/await-gpu';
+import { waiterStats } from '../src/await/waiter';
+import { HELPERS_PER_CONTEXT, markerStats } from '../src/await/markers';
+import { FakeChannel, FakeGpu, turns, useFakeWaiter } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
 let channel: FakeChannel;
 let gpu: FakeGpu;
-const defaults = configureWaits();
-
-beforeEach(() => {
-  ctx = fakeContext();
-  channel = new FakeChannel();
-  setWakeChannel(channel);
-  forgetMarkerPools();
-  resetWaiterForTests();
-  // the 100 ms full sweep stays out of the way; the riders' own 4 ms check does not
-  configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 10_000, flags: false });
-  gpu = new FakeGpu(channel).install(ctx);
-});
-afterEach(async () => {
-  gpu.finishAll();
-  await turns(5);
-  gpu.restore();
-  setWakeChannel(undefined);
-  configureWaits(defaults);
-});
+// the 100 ms full sweep stays out of the way; the riders' own 4 ms check does not
+const fake = useFakeWaiter({ spinMicros: 0, predict: false, sweepMs: 10_000, flags: false });
+beforeEach(() => ({ ctx, channel, gpu } = fake));
 
 let work = 0x7a0000;
 /** A stream with one piece of work enqueued (an event the test finishes). */

@@ -4,38 +4,20 @@
 import { Stream } from '../src/stream';
 import { Event } from '../src/event';
 import { CudaError, OBJECTS_ERROR } from '../src/errors';
-import { configureWaits, resetWaiterForTests, waiterStats } from '../src/await/waiter';
-import { HELPERS_PER_CONTEXT, forgetMarkerPools, markerStats } from '../src/await/markers';
+import { configureWaits, waiterStats } from '../src/await/waiter';
+import { HELPERS_PER_CONTEXT, markerStats } from '../src/await/markers';
 import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import { poll } from '../src/poll';
 import { pipeline } from '../src/await/pipeline';
-import { fakeContext } from './helpers/fake-driver';
-import { FakeChannel, FakeGpu, sleep, turns } from './helpers/await-gpu';
+import { FakeChannel, FakeGpu, sleep, turns, useFakeWaiter } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
 let channel: FakeChannel;
 let gpu: FakeGpu;
-const defaults = configureWaits();
-
-beforeEach(() => {
-  ctx = fakeContext();
-  channel = new FakeChannel();
-  setWakeChannel(channel);
-  forgetMarkerPools();
-  resetWaiterForTests();
-  configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 50, flags: false });
-  gpu = new FakeGpu(channel).install(ctx);
-});
-afterEach(async () => {
-  // a failed test's waits end here, or their timers would reach the real driver after restore()
-  gpu.finishAll();
-  await turns(5);
-  gpu.restore();
-  setWakeChannel(undefined);
-  configureWaits(defaults);
-});
+const fake = useFakeWaiter({ spinMicros: 0, predict: false, sweepMs: 50, flags: false });
+beforeEach(() => ({ ctx, channel, gpu } = fake));
 
 /** A stream with `n` pieces of work enqueued (events the test finishes). */
 function busyStream(n = 1): Stream {

@@ -3,8 +3,10 @@
 // channel standing in for the libc semaphore (counts posts; an armed wait wakes on the next turn).
 import * as drv from '../../src/driver';
 import type { Context } from '../../src/context';
-import type { WakeChannel } from '../../src/await/wake';
-import { fakeDriver, out } from './fake-driver';
+import { setWakeChannel, type WakeChannel } from '../../src/await/wake';
+import { configureWaits, resetWaiterForTests, type WaiterSettings } from '../../src/await/waiter';
+import { forgetMarkerPools } from '../../src/await/markers';
+import { fakeContext, fakeDriver, out } from './fake-driver';
 import { koffi } from '../../support';
 
 interface FakeEvent {
@@ -204,4 +206,38 @@ export async function turns(n = 1): Promise<void> {
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The fakes {@link useFakeWaiter} makes afresh for each test. */
+export interface FakeWaiter {
+  ctx: Context;
+  channel: FakeChannel;
+  gpu: FakeGpu;
+}
+
+/**
+ * Registers beforeEach/afterEach: each test gets a fresh fake context, wake channel and GPU, and the
+ * waiter reset with `settings`; after it, its pending waits end and the real driver and settings return.
+ */
+export function useFakeWaiter(settings: Partial<WaiterSettings>): FakeWaiter {
+  const defaults = configureWaits();
+  const fake = {} as FakeWaiter;
+  beforeEach(() => {
+    fake.ctx = fakeContext();
+    fake.channel = new FakeChannel();
+    setWakeChannel(fake.channel);
+    forgetMarkerPools();
+    resetWaiterForTests();
+    configureWaits({ ...defaults, ...settings });
+    fake.gpu = new FakeGpu(fake.channel).install(fake.ctx);
+  });
+  afterEach(async () => {
+    // a failed test's waits end here, or their timers would reach the real driver after restore()
+    fake.gpu.finishAll();
+    await turns(5);
+    fake.gpu.restore();
+    setWakeChannel(undefined);
+    configureWaits(defaults);
+  });
+  return fake;
 }
