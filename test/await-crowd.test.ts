@@ -23,21 +23,21 @@ function busyStream(): Stream {
   gpu.pending.set(s.handle, [h]);
   return s;
 }
-const count = (name: string): number => gpu.calls.filter(([n]) => n === name).length;
-/** The marker each stream's parked wait asks (the event recorded on it). */
+/** The marker the parked wait of `s` asks (the event last recorded on it). */
 function markerOf(s: Stream): unknown {
   return gpu.calls.filter(([n, a]) => n === 'cuEventRecord' && a[1] === s.handle).at(-1)?.[1][0];
 }
-/** Which of `streams` (by index) the wakes asked through their markers, one list per wake. */
+/** Which of `streams` (by index) each wake asked, one list per wake. */
 function recordWakes(streams: Stream[]): { asked: number[] }[] {
+  const handles = streams.map((s) => s.handle); // read once, before any wait: a read marks pending points
   const wakes: { asked: number[] }[] = [];
   const arm = channel.arm.bind(channel);
   channel.arm = (onWake) =>
     arm(() => {
       const from = gpu.calls.length;
       onWake();
-      const asked = new Set(gpu.calls.slice(from).flatMap(([n, a]) => (n === 'cuEventQuery' ? [a[0]] : [])));
-      wakes.push({ asked: streams.flatMap((s, i) => (asked.has(markerOf(s)) ? [i] : [])) });
+      const asked = new Set(gpu.streamsAsked(from));
+      wakes.push({ asked: handles.flatMap((h, i) => (asked.has(h) ? [i] : [])) });
     });
   return wakes;
 }
@@ -50,7 +50,7 @@ describe('a crowd of parked waits', () => {
     const rode = riders.map((s) => s.synchronized());
     await turns(3);
     expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT + 3, riding: 3 });
-    const hostFns = count('cuLaunchHostFunc');
+    const hostFns = gpu.count('cuLaunchHostFunc');
     const settled: number[] = [];
     rode.forEach((p, i) => void p.then(() => settled.push(i)));
     // the first two riders and one holder end together; the holder's host function wakes the loop
@@ -61,7 +61,7 @@ describe('a crowd of parked waits', () => {
     await turns(2);
     expect(settled.sort()).toEqual([0, 1]);
     // its helper went to the one rider still running: one host function, behind that rider's marker
-    expect(count('cuLaunchHostFunc')).toBe(hostFns + 1);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(hostFns + 1);
     const waitedFor = gpu.calls.filter(([n]) => n === 'cuStreamWaitEvent').at(-1)![1][1];
     expect(waitedFor).toBe(markerOf(riders[2]));
     expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT, riding: 0 });

@@ -31,17 +31,6 @@ function workEvent(): number {
   gpu.events.set(h, { gen: 1, done: false });
   return h;
 }
-/** The streams that queries made from call `from` to `to` asked about: a cuStreamQuery's, or the stream a queried marker was recorded on. */
-function streamsAsked(from: number, to = gpu.calls.length): number[] {
-  const recordedOn = new Map<unknown, unknown>();
-  for (const [n, a] of gpu.calls) if (n === 'cuEventRecord') recordedOn.set(a[0], a[1]);
-  return gpu.calls
-    .slice(from, to)
-    .flatMap(([n, a]) => (n === 'cuStreamQuery' ? [a[0] as number] : n === 'cuEventQuery' ? [recordedOn.get(a[0]) as number] : []));
-}
-function count(name: string): number {
-  return gpu.calls.filter(([n]) => n === name).length;
-}
 /** Nothing is left: no pending wait, timer, parked host function count, or sleeping channel. */
 async function expectClean(): Promise<void> {
   await turns(3);
@@ -62,8 +51,8 @@ describe('Stream.synchronized through the waiter', () => {
   test('an idle stream resolves with one cuStreamQuery and no marker', async () => {
     const s = Stream.create({ context: ctx });
     await s.synchronized();
-    expect(count('cuEventRecord')).toBe(0);
-    expect(count('cuLaunchHostFunc')).toBe(0);
+    expect(gpu.count('cuEventRecord')).toBe(0);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(0);
     await expectClean();
   });
 
@@ -94,7 +83,7 @@ describe('Stream.synchronized through the waiter', () => {
     expect(waiterStats().spinning).toBe(1);
     gpu.finish(s.handle);
     await p;
-    expect(count('cuLaunchHostFunc')).toBe(0);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(0);
     await expectClean();
   });
 
@@ -149,7 +138,7 @@ describe('Stream.synchronized through the waiter', () => {
     const s = busyStream();
     const all = Array.from({ length: 16 }, () => s.synchronized());
     await turns(3);
-    expect(count('cuLaunchHostFunc')).toBe(1);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(1);
     gpu.finish(s.handle);
     await Promise.all(all);
     await expectClean();
@@ -163,16 +152,18 @@ describe('Stream.synchronized through the waiter', () => {
     await turns(3);
     // one host function per helper; the other 56 streams ride on their wakes
     expect(waiterStats()).toMatchObject({ pending: 64, queues: 64, parked: 64, riding: 56 });
-    expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
-    expect(count('cuLaunchHostFunc')).toBe(HELPERS_PER_CONTEXT);
+    expect(gpu.count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(HELPERS_PER_CONTEXT);
     // a wake asks the queues with a host function of their own (riders promoted onto a freed helper
     // among them), a query or two each; the 56 riders only when it settled one, at most every 2 ms
     const askedInWakes: [number, number][] = [];
     const arm = channel.arm.bind(channel);
     channel.arm = (onWake) =>
       arm(() => {
-        const [from, t] = [gpu.calls.length, performance.now(), onWake()];
-        askedInWakes.push([t, streamsAsked(from, gpu.calls.length).length]);
+        const from = gpu.calls.length;
+        const t = performance.now();
+        onWake();
+        askedInWakes.push([t, gpu.streamsAsked(from).length]);
       });
     for (const [i, s] of streams.entries()) if (i % 2 === 0) gpu.finish(s.handle);
     await turns(5);
@@ -183,8 +174,8 @@ describe('Stream.synchronized through the waiter', () => {
     expect(waiterStats().pending).toBe(32);
     for (const s of streams) gpu.finish(s.handle);
     await Promise.all(waits);
-    expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
-    expect(count('cuLaunchHostFunc')).toBeLessThanOrEqual(64);
+    expect(gpu.count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
+    expect(gpu.count('cuLaunchHostFunc')).toBeLessThanOrEqual(64);
     expect(channel.arms).toBeLessThanOrEqual(64);
     await expectClean();
   });
@@ -202,12 +193,12 @@ describe('Stream.synchronized through the waiter', () => {
       await Promise.all(waits);
     };
     await crowd();
-    const made = count('cuEventCreate');
+    const made = gpu.count('cuEventCreate');
     expect(made).toBeGreaterThanOrEqual(900);
-    const destroyed = count('cuEventDestroy');
+    const destroyed = gpu.count('cuEventDestroy');
     await crowd();
-    expect(count('cuEventCreate')).toBe(made);
-    expect(count('cuEventDestroy')).toBe(destroyed);
+    expect(gpu.count('cuEventCreate')).toBe(made);
+    expect(gpu.count('cuEventDestroy')).toBe(destroyed);
     await expectClean();
   });
 
@@ -222,9 +213,9 @@ describe('Stream.synchronized through the waiter', () => {
     // the ride checks ask the rider only: the parked holders wake on their own
     const from = gpu.calls.length;
     const riderHandle = rider.handle;
-    const riderAsked = (): number => streamsAsked(from).filter((h) => h === riderHandle).length;
+    const riderAsked = (): number => gpu.streamsAsked(from).filter((h) => h === riderHandle).length;
     for (let i = 0; i < 40 && riderAsked() < 2; i++) await sleep(5); // a check every 4 ms; later on a loaded machine
-    const asked = streamsAsked(from);
+    const asked = gpu.streamsAsked(from);
     expect(riderAsked()).toBeGreaterThanOrEqual(2);
     expect(asked.filter((h) => holders.some((s) => s.handle === h))).toEqual([]);
     gpu.finish(rider.handle); // no host function of its own posts: the ride check finds it
@@ -241,7 +232,7 @@ describe('Stream.synchronized through the waiter', () => {
     await held[0];
     await turns(3);
     expect(waiterStats()).toMatchObject({ riding: 0, parked: HELPERS_PER_CONTEXT });
-    expect(count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
+    expect(gpu.count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
     gpu.finish(late.handle);
     await q;
     for (const s of holders) gpu.finish(s.handle);
@@ -259,7 +250,7 @@ describe('stream awaits without a marker until one is needed', () => {
     await turns(5);
     gpu.finish(h);
     await p;
-    expect(count('cuEventRecord')).toBe(0);
+    expect(gpu.count('cuEventRecord')).toBe(0);
     await expectClean();
   });
 
@@ -330,7 +321,7 @@ describe('stream awaits without a marker until one is needed', () => {
     const all = Array.from({ length: 12 }, () => s.synchronized());
     await turns(3);
     expect(waiterStats().parked).toBe(1);
-    expect(count('cuEventRecord')).toBe(1);
+    expect(gpu.count('cuEventRecord')).toBe(1);
     gpu.finish(h);
     await Promise.all(all);
     expect(markerStats().markersIdle).toBe(1); // given back once, by the last of the twelve
@@ -373,7 +364,7 @@ describe('stream awaits without a marker until one is needed', () => {
     await turns(2);
     const h = s.handle;
     s.close();
-    expect(count('cuEventRecord')).toBe(1);
+    expect(gpu.count('cuEventRecord')).toBe(1);
     gpu.finish(h);
     await p;
     await expectClean();
@@ -413,7 +404,7 @@ describe('cancellation', () => {
     const third = busyStream();
     const r = third.synchronized();
     await turns(3);
-    expect(count('cuStreamCreate')).toBe(2);
+    expect(gpu.count('cuStreamCreate')).toBe(2);
     gpu.finish(third.handle);
     await r;
     await expectClean();
@@ -504,7 +495,7 @@ describe('Event.synchronized and Stream.enqueueHost', () => {
     expect(ran).toBe(false);
     gpu.finish(s.handle);
     await expect(p).resolves.toBe(42);
-    expect(count('cuStreamSynchronize')).toBe(1);
+    expect(gpu.count('cuStreamSynchronize')).toBe(1);
     await expectClean();
   }, 10_000);
 
@@ -540,7 +531,7 @@ describe('fallbacks and safety nets', () => {
     await expect(q).rejects.toMatchObject({ name: 'AbortError' });
     gpu.finish(s.handle);
     await p;
-    expect(count('cuLaunchHostFunc')).toBe(0);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(0);
   });
 
   test('a destroyed context rejects parked waits through the sweep (its host functions never run)', async () => {
@@ -564,7 +555,7 @@ describe('fallbacks and safety nets', () => {
     gpu.finish(s.handle); // learns ~30 ms
     await first;
     gpu.pending.set(s.handle, [workEvent()]);
-    const records = count('cuEventRecord');
+    const records = gpu.count('cuEventRecord');
     const second = s.synchronized();
     await turns(3);
     // asleep until ~28.7 ms, not parked: parking would record a marker behind the work, and the
@@ -573,13 +564,13 @@ describe('fallbacks and safety nets', () => {
     const ticksAsleep = waiterStats().spinTicks;
     await sleep(15);
     expect(waiterStats().spinTicks).toBe(ticksAsleep); // no spin while asleep (a query per ms)
-    expect(count('cuEventRecord')).toBe(records);
+    expect(gpu.count('cuEventRecord')).toBe(records);
     await sleep(30);
     expect(waiterStats().spinTicks).toBeGreaterThan(ticksAsleep); // it spun in the window
     // past the window (a loaded machine runs it late): parked, with its marker now
     for (let i = 0; i < 100 && waiterStats().parked === 0; i++) await sleep(2);
     expect(waiterStats()).toMatchObject({ spinning: 0, parked: 1 });
-    expect(count('cuEventRecord')).toBe(records + 1);
+    expect(gpu.count('cuEventRecord')).toBe(records + 1);
     gpu.finish(s.handle);
     await second;
     await expectClean();
@@ -640,15 +631,15 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     const p = s.synchronized();
     let timerRan = false;
     setTimeout(() => (timerRan = true), 1);
-    const before = count('cuEventQuery') + count('cuStreamQuery');
+    const before = gpu.count('cuEventQuery') + gpu.count('cuStreamQuery');
     await turns(1);
     // one setImmediate turn, many queries (a loaded machine may take the thread away for part of the slice)
-    expect(count('cuEventQuery') + count('cuStreamQuery') - before).toBeGreaterThan(8);
+    expect(gpu.count('cuEventQuery') + gpu.count('cuStreamQuery') - before).toBeGreaterThan(8);
     await sleep(5);
     expect(timerRan).toBe(true); // a slice yields: timers still run
     gpu.finish(s.handle);
     await p;
-    expect(count('cuLaunchHostFunc')).toBe(0);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(0);
     await expectClean();
   });
 
@@ -661,7 +652,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await p;
     expect(waiterStats().queues).toBe(1); // its books are kept right after this code, in the same turn
     gpu.pending.set(s.handle, [workEvent()]); // more work on the stream
-    expect(count('cuEventRecord')).toBe(0); // reading the handle marked nothing: the await was resolved
+    expect(gpu.count('cuEventRecord')).toBe(0); // reading the handle marked nothing: the await was resolved
     const p2 = s.synchronized();
     await turns(3);
     expect(waiterStats().pending).toBe(1); // it waits for its own point
@@ -687,7 +678,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     const p = s.synchronized();
     gpu.pending.get(s.handle)!.push(workEvent()); // the stream stays busy after the marker
     await turns(2);
-    expect(count('cuStreamQuery')).toBeGreaterThan(count('cuEventQuery')); // one query per pass, mostly the stream's
+    expect(gpu.count('cuStreamQuery')).toBeGreaterThan(gpu.count('cuEventQuery')); // one query per pass, mostly the stream's
     gpu.finish(s.handle, 2); // the work before the wait and its marker
     await p;
     expect(gpu.pending.get(s.handle)).toHaveLength(1);
@@ -698,10 +689,10 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     const s = busyStream();
     const all = Array.from({ length: 16 }, () => s.synchronized());
     await turns(3);
-    const before = count('cuEventQuery') + count('cuStreamQuery');
+    const before = gpu.count('cuEventQuery') + gpu.count('cuStreamQuery');
     gpu.finish(s.handle);
     await Promise.all(all);
-    expect(count('cuEventQuery') + count('cuStreamQuery') - before).toBeLessThanOrEqual(2);
+    expect(gpu.count('cuEventQuery') + gpu.count('cuStreamQuery') - before).toBeLessThanOrEqual(2);
     await expectClean();
   });
 
@@ -710,10 +701,10 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     const ev = Event.create({ context: ctx }).record(s);
     const all = Array.from({ length: 16 }, () => ev.synchronized());
     await turns(3);
-    const before = count('cuEventQuery');
+    const before = gpu.count('cuEventQuery');
     gpu.finish(s.handle);
     await Promise.all(all);
-    expect(count('cuEventQuery') - before).toBeLessThanOrEqual(2);
+    expect(gpu.count('cuEventQuery') - before).toBeLessThanOrEqual(2);
     await expectClean();
   });
 
@@ -726,7 +717,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     const p2 = s.synchronized().then(() => order.push(2));
     const hosts = gpu.calls.filter(([n]) => n === 'cuLaunchHostFunc');
     expect(hosts.map(([, a]) => a[0])).toEqual([s.handle, s.handle]); // at once, on the program's stream
-    expect(count('cuStreamCreate')).toBe(0);
+    expect(gpu.count('cuStreamCreate')).toBe(0);
     await turns(3);
     expect(waiterStats().parked).toBe(1);
     gpu.finish(s.handle, 3); // the first work, the first marker, its host function
@@ -736,7 +727,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     gpu.finish(s.handle);
     await p2;
     expect(order).toEqual([1, 2]);
-    expect(count('cuStreamWaitEvent')).toBe(0);
+    expect(gpu.count('cuStreamWaitEvent')).toBe(0);
     await expectClean();
   });
 

@@ -190,6 +190,20 @@ export class FakeGpu {
     }
   }
 
+  /** How many times the driver function `name` was called. */
+  count(name: string): number {
+    return this.calls.filter(([n]) => n === name).length;
+  }
+
+  /** The streams that queries made from call `from` to `to` asked about: a cuStreamQuery's, or the stream a queried marker was recorded on. */
+  streamsAsked(from: number, to = this.calls.length): number[] {
+    const recordedOn = new Map<unknown, unknown>();
+    for (const [n, a] of this.calls) if (n === 'cuEventRecord') recordedOn.set(a[0], a[1]);
+    return this.calls
+      .slice(from, to)
+      .flatMap(([n, a]) => (n === 'cuStreamQuery' ? [a[0] as number] : n === 'cuEventQuery' ? [recordedOn.get(a[0]) as number] : []));
+  }
+
   /** Host functions enqueued on helpers and not yet run. */
   hostFunctionsPending(): number {
     let n = 0;
