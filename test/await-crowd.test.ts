@@ -1,10 +1,12 @@
 // Crowds of parked waits (src/await/waiter.ts) against the fake GPU: more streams than helper streams,
 // so most queues ride. A helper given back skips the riders that are done already, and a wake that
-// settled a wait asks the riders too, at most every 2 ms: a crowd's waits tend to end together.
+// settled a wait asks the riders too, at most every 2 ms: a crowd's waits tend to end together. With
+// flags: 'crowd', a rider's stream wait carries a flag, read instead of a query.
 import { Stream } from '../src/stream';
-import { waiterStats } from '../src/await/waiter';
+import { Event } from '../src/event';
+import { configureWaits, waiterStats } from '../src/await/waiter';
 import { HELPERS_PER_CONTEXT, markerStats } from '../src/await/markers';
-import { FakeChannel, FakeGpu, turns, useFakeWaiter } from './helpers/await-gpu';
+import { FakeChannel, FakeGpu, sleep, turns, useFakeWaiter } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -118,5 +120,71 @@ describe('a crowd of parked waits', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  test('in a crowd, stream waits carry flags: ride checks read them and ask the driver nothing; a helper goes to them once it thins', async () => {
+    configureWaits({ flags: 'crowd' });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const riders = [busyStream(), busyStream(), busyStream()];
+    const riderHandles = riders.map((s) => s.handle); // read before the waits: a read marks pending points
+    const held = holders.map((s) => s.synchronized());
+    const rode = riders.map((s) => s.synchronized());
+    // waits made while at most 8 keys were awaited write no flag; the three made after do, on their own stream
+    expect(gpu.writeLog.map((w) => w.stream)).toEqual(riderHandles);
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT + 3, riding: 3 });
+    // a flagged rider needs no marker, and its ride checks (every 4 ms) make no driver call
+    const from = gpu.calls.length;
+    await sleep(15);
+    expect(gpu.calls.slice(from).filter(([n]) => /Query|Record/.test(n))).toEqual([]);
+    expect(markerOf(riders[0])).toBeUndefined();
+    // its work done, the flag lands: the next ride check settles it, still without a query
+    gpu.finish(riders[0].handle);
+    await rode[0];
+    expect(gpu.streamsAsked(from)).toEqual([]);
+    // a helper given back while 9 keys are still awaited stays free: the flagged riders read memory
+    const hostFns = gpu.count('cuLaunchHostFunc');
+    gpu.finish(holders[0].handle);
+    await held[0];
+    await turns(2);
+    expect(gpu.count('cuLaunchHostFunc')).toBe(hostFns);
+    expect(waiterStats().riding).toBe(2);
+    // down to 8 keys, each rider left takes one of the helpers given back: its marker, then a host function
+    gpu.finish(holders[1].handle);
+    await held[1];
+    await turns(2);
+    expect(waiterStats()).toMatchObject({ riding: 0, parked: HELPERS_PER_CONTEXT });
+    expect(gpu.count('cuLaunchHostFunc')).toBe(hostFns + 2);
+    expect(markerOf(riders[1])).toBeDefined();
+    for (const s of [...holders, ...riders]) gpu.finish(s.handle);
+    await Promise.all([...held, ...rode]);
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    expect(markerStats().helpersOut).toBe(0);
+  });
+
+  test('in a crowd, a helper given back goes to a rider that must be queried (an event) before a flagged one', async () => {
+    configureWaits({ flags: 'crowd' });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const flagged = busyStream();
+    const ev = Event.create({ context: ctx, timing: false }).record(busyStream());
+    const extra = busyStream(); // keeps the waiter crowded once a holder is done
+    const held = holders.map((s) => s.synchronized());
+    const rode = [flagged.synchronized(), ev.synchronized(), extra.synchronized()];
+    await turns(3);
+    expect(waiterStats().riding).toBe(3);
+    gpu.finish(holders[0].handle);
+    await held[0];
+    await turns(2);
+    // the helper given back waits for the event, not for the flagged stream first in line
+    const waitedFor = gpu.calls.filter(([n]) => n === 'cuStreamWaitEvent').at(-1)![1][1];
+    expect(waitedFor).toBe(ev.handle);
+    expect(waiterStats().riding).toBe(2);
+    for (const s of holders) gpu.finish(s.handle);
+    gpu.finishAll();
+    await Promise.all([...held, ...rode]);
+    ev.close();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
   });
 });

@@ -42,7 +42,7 @@ describe('docs/awaiting.md', () => {
       predictUpToMs: 50,
       predictMaxKeys: 4,
       sweepMs: 100,
-      flags: false,
+      flags: 'crowd',
     });
     expect(page).toMatch(/first 300 µs/);
     expect(page).toMatch(/slices of at most 250 µs/);

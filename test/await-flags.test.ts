@@ -188,6 +188,8 @@ describe('flags the GPU writes', () => {
   });
 
   test('configureWaits checks flags', () => {
-    expect(() => configureWaits({ flags: 1 as never })).toThrow(/configureWaits: flags must be a boolean, got 1/);
+    expect(() => configureWaits({ flags: 1 as never })).toThrow(/configureWaits: flags must be true, false or 'crowd', got 1/);
+    expect(() => configureWaits({ flags: 'all' as never })).toThrow(/configureWaits: flags must be true, false or 'crowd', got all/);
+    expect(configureWaits({ flags: 'crowd' }).flags).toBe('crowd');
   });
 });

@@ -24,9 +24,11 @@ export interface WaiterSettings {
   parkOn: 'helper' | 'stream';
   /**
    * A stream wait enqueues a flag write behind its marker (cuStreamWriteValue32 into page-locked memory)
-   * and the spin reads the flag instead of querying the driver. Default false (CUDA_TS_AWAIT_FLAGS=1: on).
+   * and the spin reads the flag instead of querying the driver: true for every stream wait; 'crowd' for
+   * those made while more streams and events are awaited than there are helper streams (most of them ride,
+   * and a rider's check then reads memory); false for none. Default 'crowd' (CUDA_TS_AWAIT_FLAGS=1: true, 0: false).
    */
-  flags: boolean;
+  flags: boolean | 'crowd';
 }
 
 function envNumber(name: string, fallback: number): number {
@@ -42,13 +44,13 @@ export const settings: WaiterSettings = {
   predictUpToMs: 50,
   predictMaxKeys: 4,
   parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
-  flags: process.env.CUDA_TS_AWAIT_FLAGS === '1',
+  flags: process.env.CUDA_TS_AWAIT_FLAGS === '1' ? true : process.env.CUDA_TS_AWAIT_FLAGS === '0' ? false : 'crowd',
 };
 
 /**
  * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
  * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys`,
- * `parkOn` ('helper' or 'stream') and `flags` (boolean); default {} (only read them).
+ * `parkOn` ('helper' or 'stream') and `flags` (true, false or 'crowd'); default {} (only read them).
  */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
@@ -62,7 +64,8 @@ export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSet
   if (parkOn !== undefined && parkOn !== 'helper' && parkOn !== 'stream')
     throw new TypeError(`configureWaits: parkOn must be 'helper' or 'stream', got ${String(parkOn)}`);
   if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
-  if (flags !== undefined && typeof flags !== 'boolean') throw new TypeError(`configureWaits: flags must be a boolean, got ${String(flags)}`);
+  if (flags !== undefined && typeof flags !== 'boolean' && flags !== 'crowd')
+    throw new TypeError(`configureWaits: flags must be true, false or 'crowd', got ${String(flags)}`);
   if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs)))
     throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
   if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0))

@@ -11,8 +11,9 @@ import type { Context } from '../context';
 import { poll } from '../poll';
 import { checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
-import { giveHelper, takeHelper } from './markers';
-import { flagReached, giveSlot, postFlag, takeSlot, type FlagSlot } from './flags';
+import { giveHelper, takeHelper, HELPERS_PER_CONTEXT } from './markers';
+import { flagReached, giveSlot, postFlag, takeSlot } from './flags';
+import { newQueue, type Queue, type Wait } from './queue';
 import { wakeChannel, type WakeChannel } from './wake';
 import { settings } from './settings';
 import type { WaitTarget } from './target';
@@ -26,47 +27,6 @@ const SETTLE_BUDGET_MS = 0.5;
 const RIDE_CHECK_MS = 4;
 /** An unmarked wait waiting for its predicted window is checked this often (ms). */
 const UNMARKED_CHECK_MS = 1;
-
-interface Wait {
-  readonly target: WaitTarget;
-  readonly start: number;
-  readonly resolve: () => void;
-  readonly reject: (e: unknown) => void;
-  dispose: () => void;
-  settled: boolean;
-  /** Its wake host function is already on the awaited stream (parkOn 'stream'): parking costs no call. */
-  posted: boolean;
-  /** The number its queue's flag slot holds once the GPU passed this wait's point; 0: no flag. */
-  flag: number;
-}
-
-interface Queue {
-  readonly key: object;
-  readonly ctx: Context;
-  readonly waits: Wait[];
-  /** The wait parked (its host function enqueued on `helper`, or on its own stream when `posted`). */
-  parked: Wait | undefined;
-  helper: number | undefined;
-  /** The helper may wait for an event far from done (a cancelled parked wait's). */
-  stuck: boolean;
-  /** The current park used the helper (not a host function already on the awaited stream). */
-  onHelper: boolean;
-  /** Parked without a host function of its own (every helper of the context was in use). */
-  riding: boolean;
-  /** Spin passes over this queue (a pass asks the markers every 4th time only, see advance). */
-  passes: number;
-  spinning: boolean;
-  /** The predicted window of the head: spin from `windowStart` to `windowEnd` (ms, performance.now()). */
-  windowStart: number;
-  windowEnd: number;
-  windowTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Parking failed (no host functions here, a driver without cuStreamCreate…): poll on timers instead. */
-  pollOnly: boolean;
-  pollTimer: ReturnType<typeof setTimeout> | undefined;
-  pollInterval: number;
-  /** The flag slot its stream waits write (undefined: none, they query). */
-  slot: FlagSlot | undefined;
-}
 
 const queues = new Map<object, Queue>();
 const spinning = new Set<Queue>();
@@ -112,7 +72,7 @@ function keyClosed(t: WaitTarget): boolean {
  * that by 10-40 µs (H100, H200). The Stream marks the point before more work is enqueued.
  */
 export function marksLazily(): boolean {
-  return settings.parkOn === 'helper' && !settings.flags;
+  return settings.parkOn === 'helper' && settings.flags !== true;
 }
 
 /**
@@ -198,28 +158,12 @@ function noop(): void {}
 function enqueue(w: Wait): void {
   let q = queues.get(w.target.key);
   if (q === undefined) {
-    q = {
-      key: w.target.key,
-      ctx: w.target.ctx,
-      waits: [],
-      parked: undefined,
-      helper: undefined,
-      stuck: false,
-      onHelper: false,
-      riding: false,
-      passes: 0,
-      spinning: false,
-      windowStart: 0,
-      windowEnd: 0,
-      windowTimer: undefined,
-      pollOnly: false,
-      pollTimer: undefined,
-      pollInterval: 0,
-      slot: undefined,
-    };
+    q = newQueue(w.target.key, w.target.ctx);
     queues.set(q.key, q);
   }
-  if (settings.flags && w.target.stream !== undefined) w.flag = flagFor(q, w.target.stream);
+  // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads
+  const flagged = settings.flags === true || (settings.flags === 'crowd' && queues.size > HELPERS_PER_CONTEXT);
+  if (flagged && w.target.stream !== undefined) w.flag = flagFor(q, w.target.stream);
   q.waits.push(w);
   if (q.waits.length === 1) startHead(q);
 }
@@ -410,12 +354,12 @@ function toBack(last: Queue): void {
  * Resolves the completed waits at the front of `q` (rejects one whose query throws); returns true when
  * the head changed (then the queue has been re-planned, or dropped when empty).
  */
-function advance(q: Queue, spinPass = false): boolean {
+function advance(q: Queue, spinPass = false, riding = false): boolean {
   let changed = false;
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
   if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (q.passes++ & 63) !== 0) return false;
   // wakes, sweeps and ride checks: one query while the head is not done (waits of a key end in order)
-  const head0 = spinPass ? undefined : headDone(q);
+  const head0 = spinPass ? undefined : headDone(q, riding);
   if (head0 === false) return false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
   // an idle stream has reached every marker recorded on it
@@ -481,10 +425,14 @@ function keepBooks(q: Queue, learned: readonly [object, number] | undefined): vo
   else if (parkedCount === 0) quiesce();
 }
 
-/** Whether the head of `q` is done; undefined when its query throws (the in-order pass then reports it). */
-function headDone(q: Queue): boolean | undefined {
+/**
+ * Whether the head of `q` is done; undefined when its query throws (the in-order pass then reports it).
+ * A rider's unreached flag is its answer (full sweeps still query: a failed context writes no flag).
+ */
+function headDone(q: Queue, riding: boolean): boolean | undefined {
   const head = q.waits[0];
   if (flagDone(q, head)) return true;
+  if (riding && head.flag !== 0) return false;
   try {
     return query(head.target);
   } catch {
@@ -614,14 +562,13 @@ function park(q: Queue): void {
   q.onHelper = q.riding = false;
   if (head.posted) return parked(q, head, channel);
   try {
-    if (head.target.event === 0) head.target.mark?.(); // a helper waits for an event: the point gets its marker
-    if (head.target.event === 0) throw new Error('unmarked');
     if (q.helper === undefined) q.helper = takeHelper(q.ctx);
     const h = q.helper;
-    if (h === undefined) {
-      q.riding = true; // every helper is in use: checked at wakes and sweeps, promoted when one is given back
-      return parked(q, head, channel);
-    }
+    // every helper is in use: checked at wakes and sweeps (a flagged one needs no marker), promoted when one is given back
+    if (h === undefined && head.flag !== 0) return ride(q, head, channel);
+    if (head.target.event === 0) head.target.mark?.(); // a helper waits for an event: the point gets its marker
+    if (head.target.event === 0) throw new Error('unmarked');
+    if (h === undefined) return ride(q, head, channel);
     drv.callHinted(q.ctx, 'cuStreamWaitEvent', h, head.target.event, 0);
     drv.callHinted(q.ctx, 'cuLaunchHostFunc', h, channel.hostFn, channel.userData);
   } catch {
@@ -635,6 +582,11 @@ function park(q: Queue): void {
   parked(q, head, channel);
 }
 
+function ride(q: Queue, head: Wait, channel: WakeChannel): void {
+  q.riding = true;
+  parked(q, head, channel);
+}
+
 function parked(q: Queue, head: Wait, channel: WakeChannel): void {
   if (q.parked !== undefined) parkedCount--; // an earlier head's host function: a stale wake, no more
   q.parked = head;
@@ -644,17 +596,25 @@ function parked(q: Queue, head: Wait, channel: WakeChannel): void {
   sweepWithin(q.riding ? RIDE_CHECK_MS : settings.sweepMs);
 }
 
-/** A helper of `ctx` was given back: the first queue riding there parks on it. */
+/**
+ * A helper of `ctx` was given back: the first rider still running there parks on it. While the waiter
+ * is crowded, a flagged rider keeps riding (its check reads memory) and the helper waits for one that queries.
+ */
 function promoteRider(ctx: Context): void {
+  const flagged: Queue[] = [];
   for (const q of queues.values()) {
     if (q.ctx !== ctx || !rides(q) || q.pollOnly) continue;
     // a rider done already settles now: no host function, no wake (a crowd's waits end together)
-    if (advance(q)) {
+    if (advance(q, false, true)) {
       if (q.parked !== undefined && !rides(q)) return; // its next head took the helper
-      continue;
-    }
-    park(q);
-    return;
+    } else if (q.waits[0].flag === 0) {
+      return park(q);
+    } else flagged.push(q);
+  }
+  if (queues.size > HELPERS_PER_CONTEXT) return;
+  for (const q of flagged) {
+    park(q); // the crowd thinned: each takes a helper while one is free
+    if (rides(q)) return;
   }
 }
 
@@ -680,13 +640,17 @@ function anyRiding(): boolean {
 function onWake(): void {
   counters.wakes++;
   beginTurn();
-  // a wake asks the queues that could post; when it settled one, the riders too (a crowd's waits end
-  // together), at most every RIDE_CHECK_MS / 2
-  if (checkParked('posted') && now() - lastRiderCheck >= RIDE_CHECK_MS / 2 && anyRiding()) {
-    lastRiderCheck = now();
-    checkParked('riders');
-  }
+  // a wake asks the queues that could post; when it settled one, the riders too (a crowd's waits end together)
+  if (checkParked('posted')) askRiders(now());
   if (parkedCount > 0) channelInUse?.arm(onWake);
+}
+
+/** A ride check, unless the riders were asked within RIDE_CHECK_MS / 2; false when skipped. */
+function askRiders(t: number): boolean {
+  if (t - lastRiderCheck < RIDE_CHECK_MS / 2) return false;
+  lastRiderCheck = t;
+  checkParked('riders');
+  return true;
 }
 
 /** Which parked queues a check asks: those with a host function of their own, the riders, or all. */
@@ -696,7 +660,7 @@ function checkParked(which: Parked): boolean {
   let found = false;
   for (const q of [...queues.values()]) {
     if (q.parked === undefined) continue;
-    if ((which === 'all' || (which === 'riders') === rides(q)) && advance(q)) found = true;
+    if ((which === 'all' || (which === 'riders') === rides(q)) && advance(q, false, which === 'riders')) found = true;
   }
   return found;
 }
@@ -706,12 +670,12 @@ function sweep(): void {
   sweepDue = Infinity;
   beginTurn();
   const t = now();
-  const full = !anyRiding() || t - lastFullSweep >= settings.sweepMs;
-  // a wake asked the riders lately: their next check is RIDE_CHECK_MS after that one
-  if (!full && t - lastRiderCheck < RIDE_CHECK_MS / 2) return sweepWithin(lastRiderCheck + RIDE_CHECK_MS - t);
-  if (full) lastFullSweep = t;
-  else lastRiderCheck = t;
-  checkParked(full ? 'all' : 'riders');
+  if (!anyRiding() || t - lastFullSweep >= settings.sweepMs) {
+    lastFullSweep = lastRiderCheck = t;
+    checkParked('all');
+  } else if (!askRiders(t)) {
+    return sweepWithin(lastRiderCheck + RIDE_CHECK_MS - t); // a wake asked them lately: 4 ms after that
+  }
   if (parkedCount > 0) sweepWithin(anyRiding() ? RIDE_CHECK_MS : settings.sweepMs);
 }
 
@@ -737,6 +701,8 @@ function dropQueue(q: Queue): void {
     q.helper = undefined;
     giveHelper(q.ctx, h, q.stuck);
     if (!q.stuck) promoteRider(q.ctx);
+  } else if (q.riding && queues.size <= HELPERS_PER_CONTEXT) {
+    promoteRider(q.ctx); // the crowd thinned: the flagged riders left take the helpers they were left
   }
 }
 
