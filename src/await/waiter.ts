@@ -161,9 +161,11 @@ function enqueue(w: Wait): void {
     q = newQueue(w.target.key, w.target.ctx);
     queues.set(q.key, q);
   }
-  // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads
-  const flagged = settings.flags === true || (settings.flags === 'crowd' && queues.size > HELPERS_PER_CONTEXT);
-  if (flagged && w.target.stream !== undefined) w.flag = flagFor(q, w.target.stream);
+  // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads (not on
+  // a default stream, where the write would also order the other streams' work behind it)
+  const h = w.target.stream;
+  const crowd = settings.flags === 'crowd' && queues.size > HELPERS_PER_CONTEXT && h !== undefined && h > 2;
+  if (h !== undefined && (settings.flags === true || crowd)) w.flag = flagFor(q, h);
   q.waits.push(w);
   if (q.waits.length === 1) startHead(q);
 }
