@@ -200,7 +200,7 @@ async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
 }
 
 /**
- * 1,000 awaits over 64 streams; run twice: CPU measured without the lag monitor (its 1 ms timer costs CPU), lag with it.
+ * 1,000 awaits over 64 streams: CPU measured without the lag monitor (its 1 ms timer costs CPU), lag with it.
  * First the same GPU work with nothing awaited: the process CPU the driver's own threads spend on it.
  */
 async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
@@ -210,13 +210,21 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   // H100 optimizations still completed in the 8th crowd, so the judged crowds are a warm process's
   const warmups: string[] = [];
   for (let i = 0; i < CROWD_WARMUPS; i++) warmups.push((await crowdOnce(c, false, i % 2 === 1)).value); // both kinds of crowd
-  const first = await crowdOnce(c, false);
+  // judged: the median of CROWD_RUNS of each kind (V8 still compiles now and then, on its own threads)
+  const plain: CrowdRun[] = [];
+  const apart: CrowdRun[] = [];
+  for (let i = 0; i < CROWD_RUNS; i++) {
+    plain.push(await crowdOnce(c, false));
+    apart.push(await crowdOnce(c, false, true));
+  }
   const second = await crowdOnce(c, true);
-  const apart = await crowdOnce(c, false, true);
+  const mid = (runs: CrowdRun[]): CrowdRun => [...runs].sort((a, b) => a.pct - b.pct)[runs.length >> 1];
+  const spread = (runs: CrowdRun[]): string => `median of ${runs.length} (${runs.map((r) => r.pct.toFixed(1)).join(', ')}%)`;
+  const clean = [...plain, ...apart, second].every((r) => r.clean);
   verdicts.push({
     target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left',
-    value: `${first.value}; nothing awaited: ${control.pct.toFixed(1)}%; settling 1,000 promises alone: ${floor.ms.toFixed(2)} ms of CPU; each stream await at its own point: ${apart.value}`,
-    verdict: first.pass && second.pass && apart.pass ? 'PASS' : 'FAIL',
+    value: `${mid(plain).value}, ${spread(plain)}; nothing awaited: ${control.pct.toFixed(1)}%; settling 1,000 promises alone: ${floor.ms.toFixed(2)} ms of CPU; each stream await at its own point: ${mid(apart).value}, ${spread(apart)}`,
+    verdict: clean && mid(plain).pct <= 5 && mid(apart).pct <= 5 ? 'PASS' : 'FAIL',
   });
   verdicts.push({
     target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms',
@@ -224,7 +232,7 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
     verdict: second.lagMs <= 1 ? 'PASS' : 'FAIL',
   });
   const warm = `warm-up crowds (not judged), first and last two of ${CROWD_WARMUPS}: ${warmups[0]}; ${warmups.at(-2)}; ${warmups.at(-1)}`;
-  return `${control.text}\n${floor.text}\n${warm}\n${first.text}\n${second.text}\n${apart.text}`;
+  return `${control.text}\n${floor.text}\n${warm}\n${mid(plain).text}\n${second.text}\n${mid(apart).text}`;
 }
 
 /**
@@ -297,6 +305,7 @@ async function crowdControl(c: Ctx): Promise<{ text: string; pct: number }> {
 
 const GATE_FLAG = 200;
 const CROWD_WARMUPS = 8;
+const CROWD_RUNS = 5;
 const GATE_MS = 25;
 
 /**
@@ -305,7 +314,16 @@ const GATE_MS = 25;
  * "awaiting" window measured the settling of finished work only). A timed gate, not one the host
  * opens: a gate waiting for the host deadlocked whenever a driver call of the host blocked behind it.
  */
-async function crowdOnce(c: Ctx, withLag: boolean, apart = false): Promise<{ text: string; value: string; pass: boolean; lagMs: number }> {
+interface CrowdRun {
+  text: string;
+  value: string;
+  /** Every await resumed and nothing was left behind. */
+  clean: boolean;
+  pct: number;
+  lagMs: number;
+}
+
+async function crowdOnce(c: Ctx, withLag: boolean, apart = false): Promise<CrowdRun> {
   const work = openGate(c);
   const { streams } = work;
   // apart: an event recorded on the stream before each of its awaits but the first, so that no two
@@ -344,13 +362,12 @@ async function crowdOnce(c: Ctx, withLag: boolean, apart = false): Promise<{ tex
   const cpuMs = (waitCpu.user + waitCpu.system) / 1000;
   const waitPct = (cpuMs / (t2 - t1)) * 100;
   const value = `${resumed}/1000 resumed, ${waitPct.toFixed(1)}% of a core over ${(t2 - t1).toFixed(1)} ms (${cpuMs.toFixed(2)} µs of CPU per await), ${left} left`;
-  const pass = resumed === 1000 && left === 0 && (withLag || waitPct <= 5);
   const text =
     `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms after a ${GATE_MS} ms gate; 3 of 4 stream waits, 1 of 4 event waits${apart ? '; each stream await at its own point' : ''}; ${waitsMade} waits in the waiter): ` +
     `issuing ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU over ${(t1 - t0).toFixed(1)} ms; ` +
     `from the last await issued (the gate opens ${GATE_MS} ms after the first launch) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%; the main thread ${mainMs.toFixed(2)} ms); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
     (withLag ? `; worst lag ${lagOf(lag).toFixed(2)} ms` : '');
-  return { text, value, pass, lagMs: lagOf(lag) };
+  return { text, value, clean: resumed === 1000 && left === 0, pct: waitPct, lagMs: lagOf(lag) };
 }
 
 /**
