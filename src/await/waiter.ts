@@ -359,7 +359,7 @@ function toBack(last: Queue): void {
 function advance(q: Queue, spinPass = false, riding = false): boolean {
   let changed = false;
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
-  if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (++q.passes & 63) !== 0) return false;
+  if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (q.passes++ & 63) !== 0) return false;
   // wakes, sweeps and ride checks: one query while the head is not done (waits of a key end in order)
   const head0 = spinPass ? undefined : headDone(q, riding);
   if (head0 === false) return false;
