@@ -2,6 +2,7 @@
 // so most queues ride. A helper given back skips the riders that are done already, and a wake that
 // settled a wait asks the riders too, at most every 2 ms: a crowd's waits tend to end together. With
 // flags: 'crowd', a rider's stream wait carries a flag, read instead of a query.
+import * as drv from '../src/driver';
 import { Stream } from '../src/stream';
 import { Event } from '../src/event';
 import { configureWaits, waiterStats } from '../src/await/waiter';
@@ -184,6 +185,40 @@ describe('a crowd of parked waits', () => {
     gpu.finishAll();
     await Promise.all([...held, ...rode]);
     ev.close();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+  });
+
+  test("a flagged rider's failing stream is found by the full sweep, which queries where ride checks only read the flag", async () => {
+    configureWaits({ flags: 'crowd', sweepMs: 40 });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const rider = busyStream();
+    const riderHandle = rider.handle; // read before the wait: a read marks pending points
+    const held = holders.map((s) => s.synchronized());
+    const rode = rider.synchronized();
+    const failed = rode.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const fakeQuery = drv.native('cuStreamQuery');
+    drv.provideNative('cuStreamQuery', ((h: number) => (h === riderHandle ? drv.CUresult.CUDA_ERROR_INVALID_HANDLE : fakeQuery(h))) as never);
+    try {
+      await turns(3);
+      expect(waiterStats().riding).toBe(1);
+      const from = gpu.calls.length;
+      const t0 = performance.now();
+      const e = (await failed) as Error;
+      expect(e).toBeInstanceOf(Error);
+      expect(e.message).toMatch(/cuStreamQuery/);
+      // not before the full sweep (ride checks every 4 ms read the flag), and by its second run at the latest
+      expect(performance.now() - t0).toBeGreaterThan(10);
+      expect(performance.now() - t0).toBeLessThan(1_000);
+      expect(gpu.calls.slice(from).filter(([n]) => n === 'cuEventRecord')).toEqual([]);
+    } finally {
+      drv.provideNative('cuStreamQuery', fakeQuery);
+    }
+    for (const s of holders) gpu.finish(s.handle);
+    await Promise.all(held);
     await turns(3);
     expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
   });
