@@ -303,6 +303,16 @@ async function crowdControl(c: Ctx): Promise<{ text: string; pct: number }> {
   };
 }
 
+/** One crowd: its report line, its value for the verdict row, and what the verdict reads. */
+interface CrowdRun {
+  text: string;
+  value: string;
+  /** Every await resumed and nothing was left behind. */
+  clean: boolean;
+  pct: number;
+  lagMs: number;
+}
+
 const GATE_FLAG = 200;
 const CROWD_WARMUPS = 8;
 const CROWD_RUNS = 5;
@@ -314,15 +324,6 @@ const GATE_MS = 25;
  * "awaiting" window measured the settling of finished work only). A timed gate, not one the host
  * opens: a gate waiting for the host deadlocked whenever a driver call of the host blocked behind it.
  */
-interface CrowdRun {
-  text: string;
-  value: string;
-  /** Every await resumed and nothing was left behind. */
-  clean: boolean;
-  pct: number;
-  lagMs: number;
-}
-
 async function crowdOnce(c: Ctx, withLag: boolean, apart = false): Promise<CrowdRun> {
   const work = openGate(c);
   const { streams } = work;
