@@ -164,10 +164,15 @@ function enqueue(w: Wait): void {
   // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads (not on
   // a default stream, where the write would also order the other streams' work behind it)
   const h = w.target.stream;
-  const crowd = settings.flags === 'crowd' && queues.size > HELPERS_PER_CONTEXT && h !== undefined && h > 2;
+  const crowd = settings.flags === 'crowd' && crowded() && h !== undefined && h > 2;
   if (h !== undefined && (settings.flags === true || crowd)) w.flag = flagFor(q, h);
   q.waits.push(w);
   if (q.waits.length === 1) startHead(q);
+}
+
+/** More keys are awaited than a context has helpers: most queues ride. */
+function crowded(): boolean {
+  return queues.size > HELPERS_PER_CONTEXT;
 }
 
 /** Posts a flag write on stream `h` for a new wait of `q` (its point is the stream's end now); 0: none. */
@@ -286,7 +291,7 @@ function spinTick(): void {
     let outOfTime = false;
     counters.spinPasses++;
     for (const q of spinning) {
-      if (advance(q, true))
+      if (advance(q, 'spin'))
         settled = true; // startHead re-planned the queue
       else if (q.waits.length > 0 && !inSpin(q, t)) decide(q);
       // a crowd's first pass (hundreds of queues) must not hold the loop: the rest go first next slice
@@ -353,15 +358,22 @@ function toBack(last: Queue): void {
 }
 
 /**
+ * Who checks a queue: a pass of the spin, a rider's check (an unreached flag is its answer), or a
+ * wake, sweep or timer (asks the driver).
+ */
+type Check = 'spin' | 'ride' | 'ask';
+
+/**
  * Resolves the completed waits at the front of `q` (rejects one whose query throws); returns true when
  * the head changed (then the queue has been re-planned, or dropped when empty).
  */
-function advance(q: Queue, spinPass = false, riding = false): boolean {
+function advance(q: Queue, check: Check = 'ask'): boolean {
   let changed = false;
+  const spinPass = check === 'spin';
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
-  if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (q.passes++ & 63) !== 0) return false;
+  if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (++q.passes & 63) !== 0) return false;
   // wakes, sweeps and ride checks: one query while the head is not done (waits of a key end in order)
-  const head0 = spinPass ? undefined : headDone(q, riding);
+  const head0 = spinPass ? undefined : headDone(q, check === 'ride');
   if (head0 === false) return false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
   // an idle stream has reached every marker recorded on it
@@ -607,13 +619,13 @@ function promoteRider(ctx: Context): void {
   for (const q of queues.values()) {
     if (q.ctx !== ctx || !rides(q) || q.pollOnly) continue;
     // a rider done already settles now: no host function, no wake (a crowd's waits end together)
-    if (advance(q, false, true)) {
+    if (advance(q, 'ride')) {
       if (q.parked !== undefined && !rides(q)) return; // its next head took the helper
     } else if (q.waits[0].flag === 0) {
       return park(q);
     } else flagged.push(q);
   }
-  if (queues.size > HELPERS_PER_CONTEXT) return;
+  if (crowded()) return;
   for (const q of flagged) {
     park(q); // the crowd thinned: each takes a helper while one is free
     if (rides(q)) return;
@@ -662,7 +674,7 @@ function checkParked(which: Parked): boolean {
   let found = false;
   for (const q of [...queues.values()]) {
     if (q.parked === undefined) continue;
-    if ((which === 'all' || (which === 'riders') === rides(q)) && advance(q, false, which === 'riders')) found = true;
+    if ((which === 'all' || (which === 'riders') === rides(q)) && advance(q, which === 'riders' ? 'ride' : 'ask')) found = true;
   }
   return found;
 }
@@ -703,7 +715,7 @@ function dropQueue(q: Queue): void {
     q.helper = undefined;
     giveHelper(q.ctx, h, q.stuck);
     if (!q.stuck) promoteRider(q.ctx);
-  } else if (q.riding && queues.size <= HELPERS_PER_CONTEXT) {
+  } else if (q.riding && !crowded()) {
     promoteRider(q.ctx); // the crowd thinned: the flagged riders left take the helpers they were left
   }
 }
