@@ -6,7 +6,7 @@ import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { type PollOptions } from './poll';
-import { waitFor, type WaitTarget } from './await/waiter';
+import { pointMoved, waitFor, type WaitTarget } from './await/waiter';
 import { SharedWait } from './await/shared-wait';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 import type { Stream, StreamLike } from './stream';
@@ -70,6 +70,10 @@ export class Event extends Resource {
   readonly flags: number;
   /** The stream of the last record() (a fresh event's awaited wait is predicted from that stream's waits). */
   private recordedOn: Stream | undefined;
+  /** `recordedOn.enqueueCount` right after the last record(): while unchanged, the record is that stream's end. */
+  private recordedAt = -1;
+  /** Records of this event may come from elsewhere (not owned, or a descriptor was handed out). */
+  private recordedElsewhere: boolean;
   /** A plain `synchronized()` pending for the current record, shared by later plain calls. */
   private readonly plainWait = new SharedWait();
 
@@ -87,6 +91,7 @@ export class Event extends Resource {
     this.handle = handle;
     this.context = context;
     this.flags = flags;
+    this.recordedElsewhere = !owned;
     drv.noteHandle(handle, 'CUevent');
   }
 
@@ -124,7 +129,9 @@ export class Event extends Resource {
     noteUse(this.context, h, this);
     drv.callOnStream(this.context, h, 'cuEventRecord', this.handle, h);
     this.recordedOn = s;
+    this.recordedAt = s === undefined ? -1 : s.enqueueCount;
     this.plainWait.drop();
+    pointMoved(this); // a pending wait's flag marks the old point
     return this;
   }
 
@@ -166,6 +173,7 @@ export class Event extends Resource {
       key: this,
       what: 'Event.synchronized()',
       predictKey: this.recordedOn,
+      flagStream: this.recordedElsewhere ? undefined : this.recordedOn?.endHandle(this.recordedAt),
       done: () => this.plainWait.settled(t),
       settled: false,
     };
@@ -221,6 +229,7 @@ export class Event extends Resource {
    */
   descriptor(): HandleDescriptor {
     this.assertOpen();
+    this.recordedElsewhere = true; // a worker may record it: its awaits no longer trust a flag
     return describeHandle('Event.descriptor', 'cuda-ts/event', this.handle, this.context, this.flags);
   }
 

@@ -228,6 +228,8 @@ export class Stream extends Resource {
   private shared = false;
   /** A plain `synchronized()` pending at the current point: later plain calls share it until more work is enqueued. */
   private readonly plainWait = new SharedWait();
+  /** Reads of {@link handle} (every enqueue through this object reads it): unchanged, nothing was enqueued. */
+  private handleReads = 0;
   /** The context the stream belongs to. */
   readonly context: Context;
   /** JS host callbacks enqueued on this stream and not yet run. */
@@ -252,8 +254,22 @@ export class Stream extends Resource {
    * recorded here): what is enqueued next is not awaited by them.
    */
   get handle(): drv.CUstream {
+    this.handleReads++;
     if (this.unmarked.length !== 0 || this.plainWait.current !== undefined) this.beforeEnqueue();
     return this.raw;
+  }
+
+  /** A count that changes whenever work may have been enqueued here since (see {@link endHandle}). @internal */
+  get enqueueCount(): number {
+    return this.handleReads;
+  }
+
+  /**
+   * The raw handle when nothing was enqueued here since {@link enqueueCount} read `count`, and no
+   * other thread can enqueue unseen: the stream's end is then still that point. Else undefined. @internal
+   */
+  endHandle(count: number): number | undefined {
+    return this.handleReads === count && this.seesEveryEnqueue() && !this.closed && this.capture === undefined ? this.raw : undefined;
   }
 
   /** Marks the point pending awaits wait for, before work is enqueued here without reading {@link handle} (a library handle bound to this stream). @internal */

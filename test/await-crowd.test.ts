@@ -168,7 +168,9 @@ describe('a crowd of parked waits', () => {
     configureWaits({ flags: 'crowd' });
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
     const flagged = busyStream();
-    const ev = Event.create({ context: ctx, timing: false }).record(busyStream());
+    const evStream = busyStream();
+    const ev = Event.create({ context: ctx, timing: false }).record(evStream);
+    const after = Event.create({ context: ctx, timing: false }).record(evStream); // work after ev: ev's record is not the stream's end
     const extra = busyStream(); // keeps the waiter crowded once a holder is done
     const held = holders.map((s) => s.synchronized());
     const rode = [flagged.synchronized(), ev.synchronized(), extra.synchronized()];
@@ -185,8 +187,50 @@ describe('a crowd of parked waits', () => {
     gpu.finishAll();
     await Promise.all([...held, ...rode]);
     ev.close();
+    after.close();
     await turns(3);
     expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+  });
+
+  test("in a crowd, an event wait whose record is its stream's end carries a flag there; recorded again, it asks the driver", async () => {
+    configureWaits({ flags: 'crowd' });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const [s1, s2, s3, s4] = [busyStream(), busyStream(), busyStream(), busyStream()];
+    const handles = [s1, s2, s3].map((s) => s.handle); // read before the waits: a read marks pending points
+    const atEnd = Event.create({ context: ctx, timing: false }).record(s1);
+    const notAtEnd = Event.create({ context: ctx, timing: false }).record(s2);
+    const after = Event.create({ context: ctx, timing: false }).record(s2); // work enqueued after notAtEnd
+    const moved = Event.create({ context: ctx, timing: false }).record(s3);
+    const held = holders.map((s) => s.synchronized());
+    const waits = [atEnd.synchronized(), notAtEnd.synchronized(), moved.synchronized()];
+    const settled: number[] = [];
+    waits.forEach((p, i) => void p.then(() => settled.push(i)));
+    // made past 8 keys: flags on s1 and s3, where those records are the end; none for notAtEnd
+    expect(gpu.writeLog.map((w) => w.stream)).toEqual([handles[0], handles[2]]);
+    await turns(3);
+    expect(waiterStats().riding).toBe(3);
+    const asked = (from: number, ev: Event): number => gpu.calls.slice(from).filter(([n, a]) => n === 'cuEventQuery' && a[0] === ev.handle).length;
+    const from = gpu.calls.length;
+    await sleep(15);
+    // ride checks read the flags of atEnd and moved; notAtEnd has none, so they ask the driver
+    expect(asked(from, atEnd) + asked(from, moved)).toBe(0);
+    expect(asked(from, notAtEnd)).toBeGreaterThan(0);
+    gpu.finish(s1.handle);
+    await waits[0];
+    expect(asked(from, atEnd)).toBe(0);
+    // recorded again on a stream still busy: the flag that lands on s3 no longer ends its wait
+    moved.record(s4);
+    gpu.finish(s3.handle);
+    await sleep(15);
+    expect(settled).toEqual([0]);
+    expect(asked(from, moved)).toBeGreaterThan(0);
+    gpu.finishAll();
+    await Promise.all([...held, ...waits]);
+    expect(settled.sort()).toEqual([0, 1, 2]);
+    for (const e of [atEnd, notAtEnd, after, moved]) e.close();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    expect(markerStats().helpersOut).toBe(0);
   });
 
   test("a flagged rider's failing stream is found by the full sweep, which queries where ride checks only read the flag", async () => {

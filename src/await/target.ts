@@ -17,6 +17,11 @@ export interface WaitTarget {
   readonly fresh?: boolean;
   /** The stream whose point `event` marks (stream waits): with `parkOn: 'stream'` the wake goes there. */
   readonly stream?: number;
+  /**
+   * An event wait's point is this stream's end (recorded last there, nothing enqueued since): a crowd's
+   * flag for it may be written there. The Event calls the waiter's `pointMoved` when it records again.
+   */
+  readonly flagStream?: number;
   /** Whose last wait predicts this one's duration (default `key`; an event: the stream it was recorded on). */
   readonly predictKey?: object;
   /** Called when the wait completed, before it resolves; what it throws rejects the wait instead. */

@@ -162,10 +162,11 @@ function enqueue(w: Wait): void {
     queues.set(q.key, q);
   }
   // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads (not on
-  // a default stream, where the write would also order the other streams' work behind it)
-  const h = w.target.stream;
+  // a default stream, where the write would also order the other streams' work behind it); an event
+  // wait gets one where its record is a stream's end
+  const h = w.target.stream ?? w.target.flagStream;
   const crowd = settings.flags === 'crowd' && crowded() && h !== undefined && h > 2;
-  if (h !== undefined && (settings.flags === true || crowd)) w.flag = flagFor(q, h);
+  if (crowd || (settings.flags === true && w.target.stream !== undefined)) w.flag = flagFor(q, h!);
   q.waits.push(w);
   if (q.waits.length === 1) startHead(q);
 }
@@ -173,6 +174,15 @@ function enqueue(w: Wait): void {
 /** More keys are awaited than a context has helpers: most queues ride. */
 function crowded(): boolean {
   return queues.size > HELPERS_PER_CONTEXT;
+}
+
+/**
+ * The point of `key`'s waits moved (an Event recorded again): flags posted for the old point no longer
+ * say they are done, so they ask the driver from now on.
+ */
+export function pointMoved(key: object): void {
+  const q = queues.get(key);
+  if (q !== undefined) for (const w of q.waits) w.flag = 0;
 }
 
 /** Posts a flag write on stream `h` for a new wait of `q` (its point is the stream's end now); 0: none. */

@@ -68,6 +68,8 @@ export class FakeGpu {
   readonly writes = new Map<number, { address: number; value: number }>();
   /** Every flag write enqueued, in order (landed or not), with the mark {@link land} takes. */
   readonly writeLog: { stream: number; address: number; value: number; mark: number }[] = [];
+  /** The stream of each event's last record. */
+  private readonly recordedOn = new Map<number, number>();
   /** Page-locked memory handed out by cuMemHostAlloc (kept alive here). */
   private readonly hostBlocks: unknown[] = [];
 
@@ -100,6 +102,7 @@ export class FakeGpu {
         if (e === undefined) return drv.CUresult.CUDA_ERROR_INVALID_HANDLE;
         e.gen++;
         e.done = false;
+        this.recordedOn.set(ev, h);
         const list = this.pending.get(h) ?? [];
         list.push(ev);
         this.pending.set(h, list);
@@ -156,7 +159,8 @@ export class FakeGpu {
       if (this.streamHosts.delete(ev)) this.channel.post();
       this.land(ev);
       const e = this.events.get(ev);
-      if (e !== undefined) e.done = true;
+      // an event recorded again elsewhere completes with its new record, not with this stream
+      if (e !== undefined && this.recordedOn.get(ev) === h) e.done = true;
     }
     this.runHelpers();
   }
