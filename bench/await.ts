@@ -135,7 +135,10 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
     const parks = names.map(() => 0);
     const flags = names.map(() => 0);
     for (let r = 0; r < REPS + 2; r++) {
-      for (const [i, name] of names.entries()) {
+      // the order rotates each repetition: no method always runs right after the same one
+      for (let k = 0; k < names.length; k++) {
+        const i = (k + r) % names.length;
+        const name = names[i];
         const { parks: parks0, flagWrites: flags0 } = waiterStats();
         const us = await once(c, streams[i], ms * 1e6, METHODS[name]);
         if (r < 2) continue; // two warm-ups (and the predicted window learns)
@@ -159,7 +162,7 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
       verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL',
     });
   }
-  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked', 'flag writes'], rows, 2)}`;
+  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved in a rotating order):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked', 'flag writes'], rows, 2)}`;
 }
 
 async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
