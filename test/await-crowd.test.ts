@@ -233,6 +233,51 @@ describe('a crowd of parked waits', () => {
     expect(markerStats().helpersOut).toBe(0);
   });
 
+  test('a promotion skips a flagged rider that a nested drop settled meanwhile (its flag landed during the pass)', async () => {
+    configureWaits({ flags: 'crowd' });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const aborts = holders.map(() => new AbortController());
+    const held = holders.map((s, i) => s.synchronized({ signal: aborts[i].signal }));
+    const flaggedStream = busyStream();
+    const flaggedHandle = flaggedStream.handle; // read before the wait: a read marks pending points
+    const flagged = flaggedStream.synchronized(); // 9th key: a flag, and it rides
+    const evStream = busyStream();
+    const ev = Event.create({ context: ctx, timing: false }).record(evStream);
+    const after = Event.create({ context: ctx, timing: false }).record(evStream); // ev is not its stream's end: no flag
+    const queried = ev.synchronized(); // 10th key: rides, asked by queries
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ riding: 2 });
+    // three holders cancelled: their helpers drain (no promotion), so both riders still ride with 7 keys
+    for (const a of aborts.slice(0, 3)) a.abort();
+    await Promise.allSettled(held.slice(0, 3));
+    await turns(2);
+    expect(waiterStats()).toMatchObject({ queues: 7, riding: 2 });
+    // the next holder's helper comes back; the promotion reads the flagged rider (not done), then asks the
+    // event, whose query lands the flag too: the event's drop promotes again and settles the flagged rider
+    const flagMark = gpu.writeLog.find((w) => w.stream === flaggedHandle)!.mark;
+    const fakeQuery = drv.native('cuEventQuery');
+    drv.provideNative('cuEventQuery', ((h: number) => {
+      if (h === ev.handle) {
+        gpu.land(flagMark);
+        gpu.events.get(h)!.done = true;
+      }
+      return fakeQuery(h);
+    }) as never);
+    try {
+      gpu.finish(holders[3].handle);
+      await held[3];
+      await Promise.all([flagged, queried]);
+    } finally {
+      drv.provideNative('cuEventQuery', fakeQuery);
+    }
+    gpu.finishAll();
+    await Promise.allSettled(held);
+    ev.close();
+    after.close();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+  });
+
   test("a flagged rider's failing stream is found by the full sweep, which queries where ride checks only read the flag", async () => {
     configureWaits({ flags: 'crowd', sweepMs: 40 });
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
