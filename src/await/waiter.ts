@@ -625,12 +625,9 @@ function parked(q: Queue, head: Wait, channel: WakeChannel): void {
  * is crowded, a flagged rider keeps riding (its check reads memory) and the helper waits for one that queries.
  */
 function promoteRider(ctx: Context): void {
-  const crowd = crowded();
   const flagged: Queue[] = [];
   for (const q of queues.values()) {
     if (q.ctx !== ctx || !rides(q) || q.pollOnly) continue;
-    // in a crowd a flagged rider keeps riding: the wake's or the next ride check's read of its flag does
-    if (crowd && q.waits[0].flag !== 0) continue;
     // a rider done already settles now: no host function, no wake (a crowd's waits end together)
     if (advance(q, 'ride')) {
       if (q.parked !== undefined && !rides(q)) return; // its next head took the helper
