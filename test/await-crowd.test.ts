@@ -45,6 +45,13 @@ function recordWakes(streams: Stream[]): { asked: number[] }[] {
   return wakes;
 }
 
+/** After a test's waits settled: no wait, park or timer is left, and every helper is back. */
+async function expectNothingLeft(): Promise<void> {
+  await turns(3);
+  expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+  expect(markerStats().helpersOut).toBe(0);
+}
+
 describe('a crowd of parked waits', () => {
   test('a helper given back settles the riders done already and parks the first one still running', async () => {
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
@@ -70,9 +77,7 @@ describe('a crowd of parked waits', () => {
     expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT, riding: 0 });
     for (const s of [...holders, riders[2]]) gpu.finish(s.handle);
     await Promise.all([...held, ...rode]);
-    await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
-    expect(markerStats().helpersOut).toBe(0);
+    await expectNothingLeft();
   });
 
   test('a wake that settled a wait asks the riders too, at most every 2 ms; one that settled none does not', async () => {
@@ -159,9 +164,7 @@ describe('a crowd of parked waits', () => {
     expect(markerOf(riders[1])).toBeDefined();
     for (const s of [...holders, ...riders]) gpu.finish(s.handle);
     await Promise.all([...held, ...rode]);
-    await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
-    expect(markerStats().helpersOut).toBe(0);
+    await expectNothingLeft();
   });
 
   test('in a crowd, a helper given back goes to a rider that must be queried (an event) before a flagged one', async () => {
@@ -188,8 +191,7 @@ describe('a crowd of parked waits', () => {
     await Promise.all([...held, ...rode]);
     ev.close();
     after.close();
-    await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    await expectNothingLeft();
   });
 
   test("in a crowd, an event wait whose record is its stream's end carries a flag there; recorded again, it asks the driver", async () => {
@@ -228,9 +230,7 @@ describe('a crowd of parked waits', () => {
     await Promise.all([...held, ...waits]);
     expect(settled.sort()).toEqual([0, 1, 2]);
     for (const e of [atEnd, notAtEnd, after, moved]) e.close();
-    await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
-    expect(markerStats().helpersOut).toBe(0);
+    await expectNothingLeft();
   });
 
   test('a promotion skips a flagged rider that a nested drop settled meanwhile (its flag landed during the pass)', async () => {
@@ -274,8 +274,7 @@ describe('a crowd of parked waits', () => {
     await Promise.allSettled(held);
     ev.close();
     after.close();
-    await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    await expectNothingLeft();
   });
 
   test("a flagged rider's failing stream is found by the full sweep, which queries where ride checks only read the flag", async () => {
@@ -308,7 +307,6 @@ describe('a crowd of parked waits', () => {
     }
     for (const s of holders) gpu.finish(s.handle);
     await Promise.all(held);
-    await turns(3);
-    expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
+    await expectNothingLeft();
   });
 });
