@@ -381,7 +381,8 @@ function advance(q: Queue, check: Check = 'ask'): boolean {
   let changed = false;
   const spinPass = check === 'spin';
   // a flagged head not reached yet: a spin pass reads memory only (a query every 64th pass surfaces errors)
-  if (spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]) && (++q.passes & 63) !== 0) return false;
+  const flaggedSpin = spinPass && q.waits[0].flag !== 0 && !flagDone(q, q.waits[0]);
+  if (flaggedSpin && (++q.passes & 63) !== 0) return false;
   // wakes, sweeps and ride checks: one query while the head is not done (waits of a key end in order)
   const head0 = spinPass ? undefined : headDone(q, check === 'ride');
   if (head0 === false) return false;
@@ -391,7 +392,8 @@ function advance(q: Queue, check: Check = 'ask'): boolean {
   const idle = flagDone(q, newest) || streamIdle(newest);
   // a spin pass asks the markers only every 4th pass once the stream answered (work after the marker
   // keeps the stream busy): one query per pass in the common case
-  if (!idle && spinPass && (newest.target.stream ?? 0) > 2 && (q.passes++ & 3) !== 0) return false;
+  // (a flagged head's 64th pass asks both: its own count, so that it stays one pass in 64)
+  if (!idle && spinPass && !flaggedSpin && (newest.target.stream ?? 0) > 2 && (q.passes++ & 3) !== 0) return false;
   // (a busy stream says nothing about its newest marker; waits of one event all ask the same handle)
   const askNewest = !idle && (newest.target.stream ?? 0) <= 2 && newest.target.event !== q.waits[0].target.event;
   const allDone = idle || (askNewest && queryQuietly(newest));
