@@ -220,14 +220,18 @@ describe('a crowd of parked waits', () => {
     gpu.finish(s1.handle);
     await waits[0];
     expect(asked(from, atEnd)).toBe(0);
-    // recorded again on a stream still busy: the flag that lands on s3 no longer ends its wait
+    // recorded again on a stream still busy: the flag that lands on s3 no longer ends its wait, and a
+    // wait made now gets no flag (the old write could land after a new one)
     moved.record(s4);
+    const writes = gpu.writeLog.length;
+    const movedAgain = moved.synchronized();
+    expect(gpu.writeLog.length).toBe(writes);
     gpu.finish(s3.handle);
     await sleep(15);
     expect(settled).toEqual([0]);
     expect(asked(from, moved)).toBeGreaterThan(0);
     gpu.finishAll();
-    await Promise.all([...held, ...waits]);
+    await Promise.all([...held, ...waits, movedAgain]);
     expect(settled.sort()).toEqual([0, 1, 2]);
     for (const e of [atEnd, notAtEnd, after, moved]) e.close();
     await expectNothingLeft();

@@ -43,6 +43,8 @@ export interface Queue {
   pollInterval: number;
   /** The flag slot its stream waits write (undefined: none, they query). */
   slot: FlagSlot | undefined;
+  /** Its key's point moved (an Event recorded again): writes still in flight may land out of order, so no more flags. */
+  moved: boolean;
 }
 
 /** A queue of `key` (in `ctx`) with no waits yet, not parked, spinning or timed. */
@@ -65,5 +67,6 @@ export function newQueue(key: object, ctx: Context): Queue {
     pollTimer: undefined,
     pollInterval: 0,
     slot: undefined,
+    moved: false,
   };
 }

@@ -178,15 +178,19 @@ function crowded(): boolean {
 
 /**
  * The point of `key`'s waits moved (an Event recorded again): flags posted for the old point no longer
- * say they are done, so they ask the driver from now on.
+ * say they are done, so they ask the driver from now on, and later waits of the key get none (the old
+ * write, on another stream, could land after a new one and hide it).
  */
 export function pointMoved(key: object): void {
   const q = queues.get(key);
-  if (q !== undefined) for (const w of q.waits) w.flag = 0;
+  if (q === undefined) return;
+  q.moved = true;
+  for (const w of q.waits) w.flag = 0;
 }
 
 /** Posts a flag write on stream `h` for a new wait of `q` (its point is the stream's end now); 0: none. */
 function flagFor(q: Queue, h: number): number {
+  if (q.moved) return 0;
   q.slot ??= takeSlot(q.ctx);
   const value = q.slot === undefined ? 0 : postFlag(q.ctx, h, q.slot);
   if (value !== 0) counters.flagWrites++;
