@@ -228,7 +228,7 @@ export class Stream extends Resource {
   private shared = false;
   /** A plain `synchronized()` pending at the current point: later plain calls share it until more work is enqueued. */
   private readonly plainWait = new SharedWait();
-  /** Reads of {@link handle} (every enqueue through this object reads it): unchanged, nothing was enqueued. */
+  /** Reads of {@link handle} and calls of {@link beforeEnqueue} (every enqueue makes one): unchanged, nothing was enqueued. */
   private handleReads = 0;
   /** The context the stream belongs to. */
   readonly context: Context;
@@ -274,6 +274,7 @@ export class Stream extends Resource {
 
   /** Marks the point pending awaits wait for, before work is enqueued here without reading {@link handle} (a library handle bound to this stream). @internal */
   beforeEnqueue(): void {
+    this.handleReads++; // a library bound to this stream enqueues without reading the handle
     this.plainWait.drop(); // work follows: a later await has a later point
     if (this.unmarked.length === 0) return;
     try {

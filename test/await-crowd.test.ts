@@ -197,20 +197,23 @@ describe('a crowd of parked waits', () => {
   test("in a crowd, an event wait whose record is its stream's end carries a flag there; recorded again, it asks the driver", async () => {
     configureWaits({ flags: 'crowd' });
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
-    const [s1, s2, s3, s4] = [busyStream(), busyStream(), busyStream(), busyStream()];
+    const [s1, s2, s3, s4, s5] = [busyStream(), busyStream(), busyStream(), busyStream(), busyStream()];
     const handles = [s1, s2, s3].map((s) => s.handle); // read before the waits: a read marks pending points
     const atEnd = Event.create({ context: ctx, timing: false }).record(s1);
     const notAtEnd = Event.create({ context: ctx, timing: false }).record(s2);
     const after = Event.create({ context: ctx, timing: false }).record(s2); // work enqueued after notAtEnd
     const moved = Event.create({ context: ctx, timing: false }).record(s3);
+    const beforeLibrary = Event.create({ context: ctx, timing: false }).record(s5);
+    s5.beforeEnqueue(); // a library bound to s5 enqueues next, without reading its handle
     const held = holders.map((s) => s.synchronized());
     const waits = [atEnd.synchronized(), notAtEnd.synchronized(), moved.synchronized()];
+    const libraryWait = beforeLibrary.synchronized();
     const settled: number[] = [];
     waits.forEach((p, i) => void p.then(() => settled.push(i)));
-    // made past 8 keys: flags on s1 and s3, where those records are the end; none for notAtEnd
+    // made past 8 keys: flags on s1 and s3, where those records are the end; none for notAtEnd or beforeLibrary
     expect(gpu.writeLog.map((w) => w.stream)).toEqual([handles[0], handles[2]]);
     await turns(3);
-    expect(waiterStats().riding).toBe(3);
+    expect(waiterStats().riding).toBe(4);
     const asked = (from: number, ev: Event): number => gpu.calls.slice(from).filter(([n, a]) => n === 'cuEventQuery' && a[0] === ev.handle).length;
     const from = gpu.calls.length;
     await sleep(15);
@@ -231,9 +234,9 @@ describe('a crowd of parked waits', () => {
     expect(settled).toEqual([0]);
     expect(asked(from, moved)).toBeGreaterThan(0);
     gpu.finishAll();
-    await Promise.all([...held, ...waits, movedAgain]);
+    await Promise.all([...held, ...waits, movedAgain, libraryWait]);
     expect(settled.sort()).toEqual([0, 1, 2]);
-    for (const e of [atEnd, notAtEnd, after, moved]) e.close();
+    for (const e of [atEnd, notAtEnd, after, moved, beforeLibrary]) e.close();
     await expectNothingLeft();
   });
 
