@@ -228,8 +228,8 @@ export class Stream extends Resource {
   private shared = false;
   /** A plain `synchronized()` pending at the current point: later plain calls share it until more work is enqueued. */
   private readonly plainWait = new SharedWait();
-  /** Reads of {@link handle} and calls of {@link beforeEnqueue} (every enqueue makes one): unchanged, nothing was enqueued. */
-  private handleReads = 0;
+  /** Bumped by every read of {@link handle} and call of {@link beforeEnqueue} (each enqueue makes one): unchanged, nothing was enqueued. */
+  private enqueueMarks = 0;
   /** The context the stream belongs to. */
   readonly context: Context;
   /** JS host callbacks enqueued on this stream and not yet run. */
@@ -254,14 +254,14 @@ export class Stream extends Resource {
    * recorded here): what is enqueued next is not awaited by them.
    */
   get handle(): drv.CUstream {
-    this.handleReads++;
+    this.enqueueMarks++;
     if (this.unmarked.length !== 0 || this.plainWait.current !== undefined) this.beforeEnqueue();
     return this.raw;
   }
 
   /** A count that changes whenever work may have been enqueued here since (see {@link endHandle}). @internal */
   get enqueueCount(): number {
-    return this.handleReads;
+    return this.enqueueMarks;
   }
 
   /**
@@ -269,12 +269,12 @@ export class Stream extends Resource {
    * other thread can enqueue unseen: the stream's end is then still that point. Else undefined. @internal
    */
   endHandle(count: number): number | undefined {
-    return this.handleReads === count && this.seesEveryEnqueue() && !this.closed && this.capture === undefined ? this.raw : undefined;
+    return this.enqueueMarks === count && this.seesEveryEnqueue() && !this.closed && this.capture === undefined ? this.raw : undefined;
   }
 
   /** Marks the point pending awaits wait for, before work is enqueued here without reading {@link handle} (a library handle bound to this stream). @internal */
   beforeEnqueue(): void {
-    this.handleReads++; // a library bound to this stream enqueues without reading the handle
+    this.enqueueMarks++; // a library bound to this stream enqueues without reading the handle
     this.plainWait.drop(); // work follows: a later await has a later point
     if (this.unmarked.length === 0) return;
     try {
