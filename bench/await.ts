@@ -154,11 +154,12 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
       rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2), String(parks[i]), String(flags[i])]);
     }
     const st = median(samples[1]);
-    const other = median(samples[configureWaits().flags === true ? 3 : 2]);
+    const flagsOn = configureWaits().flags === true;
+    const other = median(samples[flagsOn ? 3 : 2]);
     const bare = median(samples[names.length - 1]);
     verdicts.push({
       target: `resume after a ${ms * 1000} µs kernel: await stream.synchronized() ≤ 1.2× blocking and ≤ 50 µs`,
-      value: `${st.toFixed(1)} µs (${(st / block).toFixed(2)}×; blocking ${block.toFixed(1)} µs; flags ${configureWaits().flags === true ? 'off' : 'on'}: ${(other / block).toFixed(2)}×; a bare query loop: ${(bare / block).toFixed(2)}×)`,
+      value: `${st.toFixed(1)} µs (${(st / block).toFixed(2)}×; blocking ${block.toFixed(1)} µs; flags ${flagsOn ? 'off' : 'on'}: ${(other / block).toFixed(2)}×; a bare query loop: ${(bare / block).toFixed(2)}×)`,
       verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL',
     });
   }
@@ -224,10 +225,11 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const mid = (runs: CrowdRun[]): CrowdRun => [...runs].sort((a, b) => a.pct - b.pct)[runs.length >> 1];
   const spread = (runs: CrowdRun[]): string => `median of ${runs.length} (${runs.map((r) => r.pct.toFixed(1)).join(', ')}%)`;
   const clean = [...plain, ...apart, second].every((r) => r.clean);
+  const [plainMid, apartMid] = [mid(plain), mid(apart)];
   verdicts.push({
     target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left',
-    value: `${mid(plain).value}, ${spread(plain)}; nothing awaited: ${control.pct.toFixed(1)}%; settling 1,000 promises alone: ${floor.ms.toFixed(2)} ms of CPU; each stream await at its own point: ${mid(apart).value}, ${spread(apart)}`,
-    verdict: clean && mid(plain).pct <= 5 && mid(apart).pct <= 5 ? 'PASS' : 'FAIL',
+    value: `${plainMid.value}, ${spread(plain)}; nothing awaited: ${control.pct.toFixed(1)}%; settling 1,000 promises alone: ${floor.ms.toFixed(2)} ms of CPU; each stream await at its own point: ${apartMid.value}, ${spread(apart)}`,
+    verdict: clean && plainMid.pct <= 5 && apartMid.pct <= 5 ? 'PASS' : 'FAIL',
   });
   verdicts.push({
     target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms',
@@ -235,7 +237,7 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
     verdict: second.lagMs <= 1 ? 'PASS' : 'FAIL',
   });
   const warm = `warm-up crowds (not judged), first and last two of ${CROWD_WARMUPS}: ${warmups[0]}; ${warmups.at(-2)}; ${warmups.at(-1)}`;
-  return `${control.text}\n${floor.text}\n${warm}\n${mid(plain).text}\n${second.text}\n${mid(apart).text}`;
+  return `${control.text}\n${floor.text}\n${warm}\n${plainMid.text}\n${second.text}\n${apartMid.text}`;
 }
 
 /**
