@@ -16,6 +16,7 @@ import { flagReached, giveSlot, postFlag, takeSlot } from './flags';
 import { newQueue, type Queue, type Wait } from './queue';
 import { wakeChannel, type WakeChannel } from './wake';
 import { settings } from './settings';
+import { setSliceRunner, sliceDue, sliceNextTurn, sliceSoon } from './slices';
 import type { WaitTarget } from './target';
 
 export { configureWaits, type WaiterSettings } from './settings';
@@ -33,12 +34,6 @@ const spinning = new Set<Queue>();
 /** The last wait's duration (ms) by key, for the predicted window. */
 let lastDuration = new WeakMap<object, number>();
 let parkedCount = 0;
-let spinner: ReturnType<typeof setImmediate> | undefined;
-/** A spin slice is queued as a microtask: it starts right after the current job, no loop turn first. */
-let spinSoon = false;
-/** Time (ms) this turn of the event loop spent in microtask slices; zeroed by the next turn (turnWatch). */
-let microSpentMs = 0;
-let turnWatch: ReturnType<typeof setImmediate> | undefined;
 /** Queues whose completed waits a wake had no time left to settle: settled on the next turn. */
 const deferred = new Set<Queue>();
 let deferTimer: ReturnType<typeof setImmediate> | undefined;
@@ -57,6 +52,7 @@ const counters = { parks: 0, wakes: 0, spinTicks: 0, spinPasses: 0, flagWrites: 
 const now = (): number => performance.now();
 const RESOLVED = Promise.resolve();
 const NOT_READY: number = drv.CUresult.CUDA_ERROR_NOT_READY;
+setSliceRunner(spinSlice);
 
 /** The wait's point was reached: its event completed, or (unmarked) its stream is idle; throws what the query throws. */
 function query(t: WaitTarget): boolean {
@@ -282,39 +278,7 @@ function startSpinning(q: Queue): void {
     q.spinning = true;
     spinning.add(q);
   }
-  scheduleSpin();
-}
-
-/**
- * The next spin slice: a microtask while this turn of the loop spent less than a slice in them (a loop
- * turn costs 20-60 µs on an H100 host, more than a 50 µs kernel's whole wait), else the next turn.
- */
-function scheduleSpin(): void {
-  if (spinner !== undefined || spinSoon) return;
-  if (microSpentMs < settings.spinSliceMicros / 1000) {
-    spinSoon = true;
-    void RESOLVED.then(spinNow);
-  } else {
-    spinner = setImmediate(spinTick);
-  }
-}
-
-/** A slice run as a microtask: its time counts against this loop turn, which the next turn forgets. */
-function spinNow(): void {
-  spinSoon = false;
-  if (spinner !== undefined || spinning.size === 0) return;
-  const t0 = now();
-  spinSlice();
-  microSpentMs += now() - t0;
-  if (turnWatch === undefined) {
-    turnWatch = setImmediate(turnEnded);
-    (turnWatch as { unref?: () => void }).unref?.(); // keeps no process alive
-  }
-}
-
-function turnEnded(): void {
-  turnWatch = undefined;
-  microSpentMs = 0;
+  sliceSoon();
 }
 
 function stopSpinning(q: Queue): void {
@@ -326,19 +290,14 @@ function stopSpinning(q: Queue): void {
  * One slice of the spin: queries every spinning queue back to back until one settles (then returns,
  * so that the resumed code runs now) or the slice is over; then yields to the event loop.
  */
-function spinTick(): void {
-  spinner = undefined;
-  microSpentMs = 0; // the loop turned
-  spinSlice();
-}
-
 function spinSlice(): void {
+  if (spinning.size === 0) return;
   counters.spinTicks++;
   let t = now();
   budgetEnd = t + SETTLE_BUDGET_MS;
   const sliceEnd = t + settings.spinSliceMicros / 1000;
   if (spinning.size === 1 && spinLone(spinning.values().next().value as Queue, sliceEnd)) {
-    if (spinning.size > 0) spinner ??= setImmediate(spinTick);
+    if (spinning.size > 0) sliceNextTurn();
     return;
   }
   for (;;) {
@@ -361,7 +320,7 @@ function spinSlice(): void {
     t = now();
     if (t >= sliceEnd) break;
   }
-  if (spinning.size > 0) spinner ??= setImmediate(spinTick);
+  if (spinning.size > 0) sliceNextTurn();
 }
 
 /**
@@ -815,7 +774,7 @@ export function waiterStats(): {
     riding,
     spinning: spinning.size,
     windowTimers,
-    timers: spinner !== undefined || sweeper !== undefined || deferTimer !== undefined || pollTimers > 0,
+    timers: sliceDue() || sweeper !== undefined || deferTimer !== undefined || pollTimers > 0,
     armed: channelInUse?.armed ?? false,
     ...counters,
     channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll', // makes the channel if none was: a koffi load of libc
