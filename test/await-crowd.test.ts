@@ -6,8 +6,8 @@ import * as drv from '../src/driver';
 import { Stream } from '../src/stream';
 import { Event } from '../src/event';
 import { configureWaits, waiterStats } from '../src/await/waiter';
-import { HELPERS_PER_CONTEXT, markerStats } from '../src/await/markers';
-import { FakeChannel, FakeGpu, sleep, turns, useFakeWaiter } from './helpers/await-gpu';
+import { HELPERS_PER_CONTEXT } from '../src/await/markers';
+import { FakeChannel, FakeGpu, expectWaiterClean, sleep, turns, useFakeWaiter } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -45,13 +45,6 @@ function recordWakes(streams: Stream[]): { asked: number[] }[] {
   return wakes;
 }
 
-/** After a test's waits settled: no wait, park or timer is left, and every helper is back. */
-async function expectNothingLeft(): Promise<void> {
-  await turns(3);
-  expect(waiterStats()).toMatchObject({ pending: 0, parked: 0, timers: false });
-  expect(markerStats().helpersOut).toBe(0);
-}
-
 describe('a crowd of parked waits', () => {
   test('a helper given back settles the riders done already and parks the first one still running', async () => {
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
@@ -77,7 +70,7 @@ describe('a crowd of parked waits', () => {
     expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT, riding: 0 });
     for (const s of [...holders, riders[2]]) gpu.finish(s.handle);
     await Promise.all([...held, ...rode]);
-    await expectNothingLeft();
+    await expectWaiterClean(channel);
   });
 
   test('a wake that settled a wait asks the riders too, at most every 2 ms; one that settled none does not', async () => {
@@ -164,7 +157,7 @@ describe('a crowd of parked waits', () => {
     expect(markerOf(riders[1])).toBeDefined();
     for (const s of [...holders, ...riders]) gpu.finish(s.handle);
     await Promise.all([...held, ...rode]);
-    await expectNothingLeft();
+    await expectWaiterClean(channel);
   });
 
   test('in a crowd, a helper given back goes to a rider that must be queried (an event) before a flagged one', async () => {
@@ -191,7 +184,7 @@ describe('a crowd of parked waits', () => {
     await Promise.all([...held, ...rode]);
     ev.close();
     after.close();
-    await expectNothingLeft();
+    await expectWaiterClean(channel);
   });
 
   test("in a crowd, an event wait whose record is its stream's end carries a flag there; recorded again, it asks the driver", async () => {
@@ -237,7 +230,7 @@ describe('a crowd of parked waits', () => {
     await Promise.all([...held, ...waits, movedAgain, libraryWait]);
     expect(settled.sort()).toEqual([0, 1, 2]);
     for (const e of [atEnd, notAtEnd, after, moved, beforeLibrary]) e.close();
-    await expectNothingLeft();
+    await expectWaiterClean(channel);
   });
 
   test('a promotion skips a flagged rider that a nested drop settled meanwhile (its flag landed during the pass)', async () => {
@@ -281,7 +274,7 @@ describe('a crowd of parked waits', () => {
     await Promise.allSettled(held);
     ev.close();
     after.close();
-    await expectNothingLeft();
+    await expectWaiterClean(channel);
   });
 
   test("a flagged rider's failing stream is found by the full sweep, which queries where ride checks only read the flag", async () => {
@@ -314,6 +307,6 @@ describe('a crowd of parked waits', () => {
     }
     for (const s of holders) gpu.finish(s.handle);
     await Promise.all(held);
-    await expectNothingLeft();
+    await expectWaiterClean(channel);
   });
 });

@@ -3,12 +3,12 @@
 // are given back and a late write of a reused slot never ends a newer wait.
 import { Stream } from '../src/stream';
 import { configureWaits, resetWaiterForTests, waiterStats } from '../src/await/waiter';
-import { forgetMarkerPools, markerStats } from '../src/await/markers';
+import { forgetMarkerPools } from '../src/await/markers';
 import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import * as drv from '../src/driver';
 import { fakeContext } from './helpers/fake-driver';
-import { FakeChannel, FakeGpu, sleep, turns } from './helpers/await-gpu';
+import { FakeChannel, FakeGpu, expectWaiterClean, sleep, turns } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -46,12 +46,6 @@ function calls(name: string): unknown[][] {
 function queries(): number {
   return calls('cuEventQuery').length + calls('cuStreamQuery').length;
 }
-async function expectClean(): Promise<void> {
-  await turns(3);
-  expect(waiterStats()).toMatchObject({ pending: 0, queues: 0, parked: 0, spinning: 0, timers: false });
-  expect(markerStats().helpersOut).toBe(0);
-}
-
 describe('flags the GPU writes', () => {
   test('a stream wait posts one write behind its marker and resolves when the flag lands, on the flag alone', async () => {
     const s = busyStream();
@@ -70,7 +64,7 @@ describe('flags the GPU writes', () => {
     expect(gpu.events.get(order[1])!.done).toBe(false);
     expect(calls('cuLaunchHostFunc')).toHaveLength(0); // no park
     gpu.finish(s.handle);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a spinning pass reads memory: one query in 64 passes, against one or more a pass on queries', async () => {
@@ -95,7 +89,7 @@ describe('flags the GPU writes', () => {
     expect(onQueries.queries).toBeGreaterThanOrEqual(onQueries.passes);
     expect(onFlags.passes).toBeGreaterThanOrEqual(PASSES);
     expect(onFlags.queries).toBeLessThanOrEqual(2 * Math.ceil(onFlags.passes / 64)); // a 64th pass asks the stream and the marker
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('waits on one stream take growing numbers of one slot and resolve in order', async () => {
@@ -116,7 +110,7 @@ describe('flags the GPU writes', () => {
     await p2;
     expect(order).toEqual([1, 2]);
     gpu.finish(s.handle);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a driver that refuses the write: the wait queries instead, and the context is not asked again', async () => {
@@ -129,7 +123,7 @@ describe('flags the GPU writes', () => {
       await p;
     }
     expect(calls('cuStreamWriteValue32')).toHaveLength(1);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('no page-locked memory for the slab: no writes, the waits query', async () => {
@@ -141,7 +135,7 @@ describe('flags the GPU writes', () => {
     await p;
     expect(calls('cuStreamWriteValue32')).toHaveLength(0);
     expect(calls('cuMemHostAlloc').length).toBeGreaterThan(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('no device address for the slab: its memory goes back, no writes, the waits query', async () => {
@@ -153,7 +147,7 @@ describe('flags the GPU writes', () => {
     await p;
     expect(calls('cuStreamWriteValue32')).toHaveLength(0);
     expect(calls('cuMemFreeHost')).toHaveLength(1);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a parked flagged wait still wakes through the channel and leaves nothing', async () => {
@@ -164,7 +158,7 @@ describe('flags the GPU writes', () => {
     expect(waiterStats().parked).toBe(1);
     gpu.finish(s.handle);
     await p;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('an aborted wait gives its slot back; the late write of its number does not end the next wait there', async () => {
@@ -186,7 +180,7 @@ describe('flags the GPU writes', () => {
     await pb;
     expect(resolved).toBe(true);
     gpu.finish(a.handle);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('configureWaits checks flags', () => {

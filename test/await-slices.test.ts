@@ -1,8 +1,7 @@
 // When the waiter's spin runs (src/await/slices.ts), against the fake GPU: a new spin's first slice
 // runs before the event loop turns, and back-to-back awaits of short work still let the loop turn.
 import { Stream } from '../src/stream';
-import { waiterStats } from '../src/await/waiter';
-import { FakeGpu, turns, useFakeWaiter, type FakeChannel } from './helpers/await-gpu';
+import { FakeGpu, expectWaiterClean, useFakeWaiter, type FakeChannel } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -10,12 +9,6 @@ let channel: FakeChannel;
 let gpu: FakeGpu;
 const fake = useFakeWaiter({ spinMicros: 1e6, predict: false, sweepMs: 50, flags: false });
 beforeEach(() => ({ ctx, channel, gpu } = fake));
-
-async function expectClean(): Promise<void> {
-  await turns(3);
-  const st = waiterStats();
-  expect({ pending: st.pending, queues: st.queues, spinning: st.spinning, timers: st.timers }).toEqual({ pending: 0, queues: 0, spinning: 0, timers: false });
-}
 
 describe('spin slices', () => {
   /** A fake GPU whose streams in `doneAfter` report idle after that many more cuStreamQuery calls, each taking `us`. */
@@ -44,7 +37,7 @@ describe('spin slices', () => {
     await s.synchronized();
     expect(turned).toBe(false);
     expect(doneAfter.get(s.handle)).toBe(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('back-to-back awaits of short work still let the event loop turn (a slice of microtask spins per turn)', async () => {
@@ -65,6 +58,6 @@ describe('spin slices', () => {
     watching = false;
     // 40 waits of ≥ 100 µs each: ≥ 4 ms of spin, at most ~2 slices (0.5 ms) of it between two turns
     expect(turnsSeen).toBeGreaterThanOrEqual(6);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 });

@@ -10,7 +10,7 @@ import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import { poll } from '../src/poll';
 import { pipeline } from '../src/await/pipeline';
-import { FakeChannel, FakeGpu, sleep, turns, useFakeWaiter } from './helpers/await-gpu';
+import { FakeChannel, FakeGpu, expectWaiterClean, sleep, turns, useFakeWaiter } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -31,29 +31,13 @@ function workEvent(): number {
   gpu.events.set(h, { gen: 1, done: false });
   return h;
 }
-/** Nothing is left: no pending wait, timer, parked host function count, or sleeping channel. */
-async function expectClean(): Promise<void> {
-  await turns(3);
-  const st = waiterStats();
-  expect({
-    pending: st.pending,
-    queues: st.queues,
-    parked: st.parked,
-    spinning: st.spinning,
-    windowTimers: st.windowTimers,
-    timers: st.timers,
-    armed: channel.armed,
-  }).toEqual({ pending: 0, queues: 0, parked: 0, spinning: 0, windowTimers: 0, timers: false, armed: false });
-  expect(markerStats().helpersOut).toBe(0);
-}
-
 describe('Stream.synchronized through the waiter', () => {
   test('an idle stream resolves with one cuStreamQuery and no marker', async () => {
     const s = Stream.create({ context: ctx });
     await s.synchronized();
     expect(gpu.count('cuEventRecord')).toBe(0);
     expect(gpu.count('cuLaunchHostFunc')).toBe(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a busy stream parks: a helper stream waits for the marker, then runs the channel host function', async () => {
@@ -71,7 +55,7 @@ describe('Stream.synchronized through the waiter', () => {
     gpu.finish(s.handle);
     await p;
     expect(resolved).toBe(true);
-    await expectClean();
+    await expectWaiterClean(channel);
     expect(markerStats().helpersIdle).toBe(1); // kept for the next park
   });
 
@@ -84,7 +68,7 @@ describe('Stream.synchronized through the waiter', () => {
     gpu.finish(s.handle);
     await p;
     expect(gpu.count('cuLaunchHostFunc')).toBe(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('waits on one stream resolve in order, each when its own point is reached', async () => {
@@ -101,7 +85,7 @@ describe('Stream.synchronized through the waiter', () => {
     gpu.finish(s.handle);
     await p2;
     expect(order).toEqual([1, 2]);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a spin over hundreds of queues yields to the event loop within a slice, not after a whole pass', async () => {
@@ -131,7 +115,7 @@ describe('Stream.synchronized through the waiter', () => {
     expect(Math.max(...perTurn)).toBeLessThan(100);
     for (const s of streams) gpu.finish(s.handle);
     await Promise.all(waits);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('sixteen waits at one point of a stream park one host function', async () => {
@@ -141,7 +125,7 @@ describe('Stream.synchronized through the waiter', () => {
     expect(gpu.count('cuLaunchHostFunc')).toBe(1);
     gpu.finish(s.handle);
     await Promise.all(all);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('1,024 waits over 64 streams all resume on at most 8 helper streams, and leave nothing', async () => {
@@ -177,7 +161,7 @@ describe('Stream.synchronized through the waiter', () => {
     expect(gpu.count('cuStreamCreate')).toBe(HELPERS_PER_CONTEXT);
     expect(gpu.count('cuLaunchHostFunc')).toBeLessThanOrEqual(64);
     expect(channel.arms).toBeLessThanOrEqual(64);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test("a second crowd of 900 waits reuses the first one's markers: no event made or destroyed", async () => {
@@ -199,7 +183,7 @@ describe('Stream.synchronized through the waiter', () => {
     await crowd();
     expect(gpu.count('cuEventCreate')).toBe(made);
     expect(gpu.count('cuEventDestroy')).toBe(destroyed);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a riding wait resolves within a few ms without any wake, then takes a helper given back', async () => {
@@ -237,7 +221,7 @@ describe('Stream.synchronized through the waiter', () => {
     await q;
     for (const s of holders) gpu.finish(s.handle);
     await Promise.all(held);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 });
 
@@ -251,7 +235,7 @@ describe('stream awaits without a marker until one is needed', () => {
     gpu.finish(h);
     await p;
     expect(gpu.count('cuEventRecord')).toBe(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('work enqueued after an await is not awaited: reading the handle to enqueue marks the point first', async () => {
@@ -270,7 +254,7 @@ describe('stream awaits without a marker until one is needed', () => {
     expect(s.query()).toBe(false);
     gpu.finish(s.handle);
     later.close();
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('plain awaits of one point share one wait; an enqueue, options or a record start a new one', async () => {
@@ -295,7 +279,7 @@ describe('stream awaits without a marker until one is needed', () => {
     // settled: the next plain await starts afresh (here: idle at once)
     await s.synchronized();
     ev.close();
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a plain event await while one is pending resolves at once when the event is done', async () => {
@@ -312,7 +296,7 @@ describe('stream awaits without a marker until one is needed', () => {
     gpu.finish(s.handle);
     await Promise.all([first, p]);
     ev.close();
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('parking marks the point once for every await made since the last enqueue', async () => {
@@ -325,7 +309,7 @@ describe('stream awaits without a marker until one is needed', () => {
     gpu.finish(h);
     await Promise.all(all);
     expect(markerStats().markersIdle).toBe(1); // given back once, by the last of the twelve
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('an await whose marker cannot be recorded polls its stream, and rejects with what that query throws', async () => {
@@ -343,7 +327,7 @@ describe('stream awaits without a marker until one is needed', () => {
     streamStatus = 709; // CUDA_ERROR_CONTEXT_IS_DESTROYED
     await expect(p).rejects.toMatchObject({ func: 'cuStreamQuery' });
     expect(h).toBe(s.handle);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a stream closed while its await could not be marked rejects that await, naming the call', async () => {
@@ -354,7 +338,7 @@ describe('stream awaits without a marker until one is needed', () => {
     await sleep(3);
     s.close(); // its marker cannot be recorded either: the handle names nothing of this wait any more
     await expect(p).rejects.toThrow(/^Stream\.synchronized: the stream was closed before the awaited point could be marked/);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('closing the stream marks the point of its pending awaits, which then resolve', async () => {
@@ -367,7 +351,7 @@ describe('stream awaits without a marker until one is needed', () => {
     expect(gpu.count('cuEventRecord')).toBe(1);
     gpu.finish(h);
     await p;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 });
 
@@ -385,7 +369,7 @@ describe('cancellation', () => {
     expect(e).toBeInstanceOf(CudaError);
     expect(e).toMatchObject({ name: 'AbortError', code: OBJECTS_ERROR.aborted, cause: reason });
     expect((e as Error).message).toMatch(/^Stream\.synchronized: the wait was aborted \(client went away\)/);
-    await expectClean();
+    await expectWaiterClean(channel);
     // it still waits for the marker: kept aside, not put in front of the next wait, not destroyed
     expect(markerStats()).toMatchObject({ helpersIdle: 0, helpersDraining: 1 });
     const other = busyStream();
@@ -398,7 +382,7 @@ describe('cancellation', () => {
     await q;
     gpu.finish(s.handle); // the stale host function only posts
     await turns(3);
-    await expectClean();
+    await expectWaiterClean(channel);
     expect(gpu.destroyedHelpers).toHaveLength(0);
     // drained: the next park takes it again, no new stream
     const third = busyStream();
@@ -407,7 +391,7 @@ describe('cancellation', () => {
     expect(gpu.count('cuStreamCreate')).toBe(2);
     gpu.finish(third.handle);
     await r;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('an abort of a later wait leaves the earlier one waiting, and the reverse', async () => {
@@ -426,7 +410,7 @@ describe('cancellation', () => {
     expect(waiterStats()).toMatchObject({ pending: 1, parked: 1 });
     gpu.finish(s.handle);
     await p3;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('an already aborted signal rejects before any driver call', async () => {
@@ -434,14 +418,14 @@ describe('cancellation', () => {
     const before = gpu.calls.length;
     await expect(s.synchronized({ signal: AbortSignal.abort('stop') })).rejects.toMatchObject({ name: 'AbortError', cause: 'stop' });
     expect(gpu.calls.length).toBe(before);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('timeoutMs rejects with a timeout error and leaves nothing', async () => {
     const s = busyStream();
     const e = await s.synchronized({ timeoutMs: 20 }).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: OBJECTS_ERROR.timeout, message: 'Stream.synchronized: timed out after 20 ms' });
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a resolved wait removes its abort listener and its timer', async () => {
@@ -458,7 +442,7 @@ describe('cancellation', () => {
     gpu.finish(s.handle);
     await p;
     expect(listeners).toBe(0);
-    await expectClean(); // a 60 s timer left behind would keep jest's worker alive too
+    await expectWaiterClean(channel); // a 60 s timer left behind would keep jest's worker alive too
   });
 
   test('bad options are refused before any driver call', async () => {
@@ -480,7 +464,7 @@ describe('Event.synchronized and Stream.enqueueHost', () => {
     expect(waiterStats().parked).toBe(1);
     gpu.finish(s.handle);
     await p;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('enqueueHost runs fn after the GPU reached the point, returns its value, and fn may block', async () => {
@@ -496,7 +480,7 @@ describe('Event.synchronized and Stream.enqueueHost', () => {
     gpu.finish(s.handle);
     await expect(p).resolves.toBe(42);
     expect(gpu.count('cuStreamSynchronize')).toBe(1);
-    await expectClean();
+    await expectWaiterClean(channel);
   }, 10_000);
 
   test('enqueueHost: fn throwing rejects; a cancelled call never runs fn; a promise is awaited', async () => {
@@ -515,7 +499,7 @@ describe('Event.synchronized and Stream.enqueueHost', () => {
     await expect(later).resolves.toBe('later');
     expect(ran).toBe(0);
     await expect(s.enqueueHost(5 as never)).rejects.toThrow(/Stream.enqueueHost: fn must be a function/);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 });
 
@@ -543,7 +527,7 @@ describe('fallbacks and safety nets', () => {
     const e = await p;
     expect(e).toBeInstanceOf(CudaError);
     expect((e as Error).message).toMatch(/closed|destroyed/i);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('the predicted window: a repeated wait sleeps, then spins again around its predicted end', async () => {
@@ -573,7 +557,7 @@ describe('fallbacks and safety nets', () => {
     expect(gpu.count('cuEventRecord')).toBe(records + 1);
     gpu.finish(s.handle);
     await second;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('poll() takes a signal, and leaves no timer once settled', async () => {
@@ -619,7 +603,7 @@ describe('pipeline (for await over a ring of streams)', () => {
     }
     await consumer;
     expect(got).toEqual([10, 11, 12, 13]);
-    await expectClean();
+    await expectWaiterClean(channel);
     await expect(pipeline([1], { streams: [], enqueue: () => 0 }).next()).rejects.toThrow(/pipeline: streams must be a non-empty array/);
   });
 });
@@ -640,7 +624,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     gpu.finish(s.handle);
     await p;
     expect(gpu.count('cuLaunchHostFunc')).toBe(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a lone spinning wait resumes the awaiting code before the waiter re-plans; an await made there still waits', async () => {
@@ -658,7 +642,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     expect(waiterStats().pending).toBe(1); // it waits for its own point
     gpu.finish(s.handle);
     await p2;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a lone spin whose query fails hands over to the pass, which rejects with that error', async () => {
@@ -669,7 +653,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await turns(2);
     status = 1;
     await expect(p).rejects.toMatchObject({ func: 'cuStreamQuery', code: 1 });
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('a spin asks the stream first; with work enqueued after the marker, the marker still ends the wait', async () => {
@@ -682,7 +666,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     gpu.finish(s.handle, 2); // the work before the wait and its marker
     await p;
     expect(gpu.pending.get(s.handle)).toHaveLength(1);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('sixteen parked waits at one point settle with one query', async () => {
@@ -693,7 +677,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     gpu.finish(s.handle);
     await Promise.all(all);
     expect(gpu.count('cuEventQuery') + gpu.count('cuStreamQuery') - before).toBeLessThanOrEqual(2);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('sixteen parked waits on one event settle with one query per check', async () => {
@@ -705,7 +689,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     gpu.finish(s.handle);
     await Promise.all(all);
     expect(gpu.count('cuEventQuery') - before).toBeLessThanOrEqual(2);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test("parkOn 'stream': the wake host function goes right behind the marker on the awaited stream, no helper", async () => {
@@ -728,7 +712,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await p2;
     expect(order).toEqual([1, 2]);
     expect(gpu.count('cuStreamWaitEvent')).toBe(0);
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test("parkOn 'stream': an aborted wait leaves nothing; its host function only posts later", async () => {
@@ -739,10 +723,10 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await turns(3);
     ac.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
-    await expectClean();
+    await expectWaiterClean(channel);
     gpu.finish(s.handle);
     await turns(3);
-    await expectClean();
+    await expectWaiterClean(channel);
     expect(gpu.destroyedHelpers).toHaveLength(0);
   });
 
@@ -761,7 +745,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     expect(waiterStats()).toMatchObject({ parked: 1, windowTimers: 1 }); // asleep until its predicted window
     gpu.finish(s.handle);
     await p;
-    await expectClean();
+    await expectWaiterClean(channel);
   });
 
   test('configureWaits checks the slice and parkOn', () => {

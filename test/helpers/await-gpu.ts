@@ -4,8 +4,8 @@
 import * as drv from '../../src/driver';
 import type { Context } from '../../src/context';
 import { setWakeChannel, type WakeChannel } from '../../src/await/wake';
-import { configureWaits, resetWaiterForTests, type WaiterSettings } from '../../src/await/waiter';
-import { forgetMarkerPools } from '../../src/await/markers';
+import { configureWaits, resetWaiterForTests, waiterStats, type WaiterSettings } from '../../src/await/waiter';
+import { forgetMarkerPools, markerStats } from '../../src/await/markers';
 import { fakeContext, fakeDriver, out } from './fake-driver';
 import { koffi } from '../../support';
 
@@ -219,6 +219,22 @@ export class FakeGpu {
 /** Resolves after `n` turns of the event loop. */
 export async function turns(n = 1): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** After a test's waits settled: no wait, queue, park, spin, timer or armed channel is left, and every helper is back. */
+export async function expectWaiterClean(channel: FakeChannel): Promise<void> {
+  await turns(3);
+  const st = waiterStats();
+  expect({
+    pending: st.pending,
+    queues: st.queues,
+    parked: st.parked,
+    spinning: st.spinning,
+    windowTimers: st.windowTimers,
+    timers: st.timers,
+    armed: channel.armed,
+  }).toEqual({ pending: 0, queues: 0, parked: 0, spinning: 0, windowTimers: 0, timers: false, armed: false });
+  expect(markerStats().helpersOut).toBe(0);
 }
 
 /** Resolves after `ms` milliseconds. */
