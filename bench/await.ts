@@ -133,14 +133,25 @@ interface Verdict {
  */
 const LATENCY_WARMUPS = 40;
 
+/**
+ * The methods' order in round `r`: index (r + k·step) mod n for k = 0…n−1, the step going through the
+ * numbers coprime to n, so that each method follows a different one from round to round (a plain
+ * rotation kept every method right behind the same one: the await always behind the blocking wait).
+ */
+function roundOrder(n: number, r: number): number[] {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const steps = Array.from({ length: n }, (_, s) => s).filter((s) => s > 0 && gcd(s, n) === 1);
+  const step = steps.length === 0 ? 1 : steps[r % steps.length];
+  return Array.from({ length: n }, (_, k) => (r + k * step) % n);
+}
+
 async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const names = Object.keys(METHODS);
   const rows: string[][] = [];
   const cold = names.map(() => [] as number[]);
   const warmStreams = names.map(() => Stream.create({ nonBlocking: true }));
   for (let r = 0; r < LATENCY_WARMUPS; r++)
-    for (let k = 0; k < names.length; k++) {
-      const i = (k + r) % names.length;
+    for (const i of roundOrder(names.length, r)) {
       const us = await once(c, warmStreams[i], 50e3, METHODS[names[i]]);
       if (r < 8) cold[i].push(us);
     }
@@ -152,9 +163,7 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
     const parks = names.map(() => 0);
     const flags = names.map(() => 0);
     for (let r = 0; r < REPS + 2; r++) {
-      // the order rotates each repetition: no method always runs right after the same one
-      for (let k = 0; k < names.length; k++) {
-        const i = (k + r) % names.length;
+      for (const i of roundOrder(names.length, r)) {
         const name = names[i];
         const { parks: parks0, flagWrites: flags0 } = waiterStats();
         const us = await once(c, streams[i], ms * 1e6, METHODS[name]);
@@ -180,7 +189,7 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
       verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL',
     });
   }
-  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved in a rotating order):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked', 'flag writes'], rows, 2)}\n${coldLine}`;
+  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved, a new order each repetition):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked', 'flag writes'], rows, 2)}\n${coldLine}`;
 }
 
 async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
