@@ -46,13 +46,15 @@ function runOnTurn(): void {
 function runSoon(): void {
   soon = false;
   if (nextTurn !== undefined) return; // a slice ran out of time meanwhile: the next turn's comes
-  const t0 = performance.now();
-  runSlice();
-  microSpentMs += performance.now() - t0;
+  // the turn's marker first: made after the slice, it ran between a wait resolving and its code
+  // resuming (after a 50 µs kernel an H100 resumed 1.27-1.52× a blocking wait so, 0.95-1.13× without)
   if (turnWatch === undefined) {
     turnWatch = setImmediate(turnEnded);
     (turnWatch as { unref?: () => void }).unref?.(); // keeps no process alive
   }
+  const t0 = performance.now();
+  runSlice();
+  microSpentMs += performance.now() - t0;
 }
 
 function turnEnded(): void {
