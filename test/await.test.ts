@@ -428,6 +428,23 @@ describe('cancellation', () => {
     await expectWaiterClean(channel);
   });
 
+  test('timeoutMs of 2^31 ms and more, or Infinity, keeps waiting (a plain setTimeout would fire after 1 ms)', async () => {
+    const s = busyStream();
+    const waits = [2 ** 31, 1e12, Infinity].map((timeoutMs) => s.synchronized({ timeoutMs }));
+    const settled: unknown[] = [];
+    for (const w of waits)
+      w.then(
+        () => settled.push('resolved'),
+        (e: unknown) => settled.push(e),
+      );
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toEqual([]);
+    gpu.finish(s.handle);
+    await Promise.all(waits);
+    expect(settled).toEqual(['resolved', 'resolved', 'resolved']);
+    await expectWaiterClean(channel); // and their timers are gone
+  });
+
   test('a resolved wait removes its abort listener and its timer', async () => {
     const s = busyStream();
     const ac = new AbortController();

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { StoreServer, StoreTimeoutError, TcpStore, openStore, storeToken, tokenBits } from '../src/distributed/store';
-import { NONCE_BYTES, Op, frame, longTimeout, proof } from '../src/distributed/store-wire';
+import { NONCE_BYTES, Op, frame, proof } from '../src/distributed/store-wire';
+import { longTimeout } from '../src/long-timeout';
 
 const token = randomBytes(32).toString('hex');
 const logs: string[] = [];

@@ -1,13 +1,14 @@
 // Cancelling an awaited wait: `{ signal, timeoutMs }`, checked before anything runs, and the errors a
-// cancelled wait rejects with. A leaf (errors and describe only): poll.ts and the waiter share it.
+// cancelled wait rejects with. A leaf (errors, describe, the long timer): poll.ts and the waiter share it.
 import { describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
+import { longTimeout, type LongTimer } from '../long-timeout';
 
 /** Options every awaited wait takes. */
 export interface WaitOptions {
   /** Rejects with an {@link AbortError} (its `cause`: the signal's reason) once the signal aborts. */
   signal?: AbortSignal;
-  /** Rejects (an ObjectsError with code OBJECTS_ERROR.timeout) after this many ms. Default: no limit. */
+  /** Rejects (an ObjectsError with code OBJECTS_ERROR.timeout) after this many ms (any number; Infinity: no limit). Default: no limit. */
   timeoutMs?: number;
 }
 
@@ -66,13 +67,13 @@ export function timeoutError(what: string, timeoutMs: number): ObjectsError {
 export function onCancel(options: WaitOptions, what: string, cancel: (e: Error) => void): () => void {
   const { signal, timeoutMs } = options;
   if (signal === undefined && timeoutMs === undefined) return noop;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: LongTimer | undefined;
   const abort = (): void => {
     dispose();
     cancel(new AbortError(whereOf(what), signal!.reason));
   };
   const dispose = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
+    timer?.cancel();
     timer = undefined;
     signal?.removeEventListener('abort', abort);
   };
@@ -81,8 +82,9 @@ export function onCancel(options: WaitOptions, what: string, cancel: (e: Error) 
     return noop;
   }
   signal?.addEventListener('abort', abort, { once: true });
-  if (timeoutMs !== undefined) {
-    timer = setTimeout(() => {
+  // a plain setTimeout of 2^31 ms or more (Infinity included) would fire after 1 ms
+  if (timeoutMs !== undefined && timeoutMs !== Infinity) {
+    timer = longTimeout(() => {
       dispose();
       cancel(timeoutError(what, timeoutMs));
     }, timeoutMs);

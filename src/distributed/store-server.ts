@@ -28,6 +28,7 @@
 // count against `maxWaiters` and, by the bytes of the keys they name, `maxWaitingBytes`. Waiters are
 // indexed by key, so a set() looks only at the waiters of its own key.
 import type * as net from 'node:net';
+import { longTimeout, type LongTimer } from '../long-timeout';
 import {
   AUTH_BYTES,
   BUSY,
@@ -41,11 +42,9 @@ import {
   StoreError,
   crypto,
   frame,
-  longTimeout,
   proof,
   runIdOf,
   storeToken,
-  type LongTimer,
 } from './store-wire';
 
 const nodeNet = (): typeof net => require('node:net') as typeof net;
@@ -244,7 +243,7 @@ export class StoreServer {
   private waiterCount = 0;
   private waitingBytes = 0;
   /** Connections whose wrong proof waits for its refusal (oldest first). */
-  private readonly tarpit = new Map<ServerConnection, NodeJS.Timeout>();
+  private readonly tarpit = new Map<ServerConnection, LongTimer>();
   private readonly connections = new Set<ServerConnection>();
   private readonly unauthenticated = new Set<ServerConnection>();
   private authed = 0;
@@ -346,7 +345,7 @@ export class StoreServer {
   /** Stops listening and closes every connection (blocked requests fail on the clients). */
   close(): Promise<void> {
     for (const c of this.connections) for (const w of c.waiters) this.dropWaiter(w);
-    for (const timer of this.tarpit.values()) clearTimeout(timer);
+    for (const timer of this.tarpit.values()) timer.cancel();
     this.tarpit.clear();
     this.report.stop();
     // end(), not destroy(): answers already written (the last barrier's, typically: the serving rank
@@ -455,7 +454,7 @@ export class StoreServer {
   private closed(conn: ServerConnection, handshake: LongTimer): void {
     handshake.cancel();
     for (const w of conn.waiters) this.dropWaiter(w);
-    clearTimeout(this.tarpit.get(conn));
+    this.tarpit.get(conn)?.cancel();
     this.tarpit.delete(conn);
     if (conn.authed) this.authed--;
     conn.authed = false;
@@ -496,17 +495,20 @@ export class StoreServer {
     this.report.add(conn.address, why);
     conn.socket.pause(); // nothing more is read from it
     if (this.tarpit.size >= this.limits.maxDelayedRefusals) {
-      const [oldest, timer] = this.tarpit.entries().next().value as [ServerConnection, NodeJS.Timeout];
-      clearTimeout(timer);
+      const [oldest, timer] = this.tarpit.entries().next().value as [ServerConnection, LongTimer];
+      timer.cancel();
       this.tarpit.delete(oldest);
       this.refuse(oldest, oldest.refusal ?? why);
     }
     conn.refusal = why;
-    const timer = setTimeout(() => {
-      this.tarpit.delete(conn);
-      this.refuse(conn, why);
-    }, this.limits.authFailureDelayMs);
-    timer.unref();
+    const timer = longTimeout(
+      () => {
+        this.tarpit.delete(conn);
+        this.refuse(conn, why);
+      },
+      this.limits.authFailureDelayMs,
+      true,
+    );
     this.tarpit.set(conn, timer);
     return false;
   }

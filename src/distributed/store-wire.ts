@@ -198,30 +198,6 @@ export class PayloadReader {
   }
 }
 
-/** A timer that may be cancelled; what {@link longTimeout} returns. */
-export interface LongTimer {
-  cancel(): void;
-}
-
-// Node fires a setTimeout of 2^31 ms or more after 1 ms: longer waits are chained in pieces below it.
-const MAX_TIMER_MS = 0x7fffffff;
-
-/**
- * Calls `fn` after `ms` milliseconds, for any `ms` (Infinity: never). `unref`: the timer does not keep
- * the process alive.
- */
-export function longTimeout(fn: () => void, ms: number, unref = false): LongTimer {
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (left: number): void => {
-    if (left === Infinity) return;
-    const step = Math.min(Math.max(0, left), MAX_TIMER_MS);
-    timer = setTimeout(() => (left > step ? arm(left - step) : fn()), step);
-    if (unref) timer.unref();
-  };
-  arm(ms);
-  return { cancel: () => clearTimeout(timer) };
-}
-
 /** A timeout argument: a non-negative safe integer of ms, or Infinity (no timeout). */
 export function checkTimeout(call: string, v: unknown, name = 'timeoutMs'): number {
   if (typeof v !== 'number' || !(v === Infinity || (Number.isSafeInteger(v) && v >= 0))) {

@@ -11,6 +11,7 @@
 // and checked before it is buffered, so garbage, oversized frames or a wrong token close that one
 // connection, never the server. The wire format is in store-wire.ts.
 import type * as net from 'node:net';
+import { longTimeout, type LongTimer } from '../long-timeout';
 import {
   ANSWER_SLACK_MS,
   AUTH_BYTES,
@@ -27,12 +28,10 @@ import {
   crypto,
   encodeKey,
   frame,
-  longTimeout,
   proof,
   runIdOf,
   storeToken,
   wireTimeout,
-  type LongTimer,
 } from './store-wire';
 import { DEFAULT_LIMITS, StoreServer, type StoreLimits } from './store-server';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress } from './rendezvous';
