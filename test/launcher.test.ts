@@ -76,10 +76,23 @@ test('parses torchrun-style arguments and refuses bad ones', () => {
   expect(() => parseLauncherArgs(['--nproc-per-node', '0', 'x.ts'])).toThrow(/--nproc-per-node must be an integer >= 1/);
   expect(() => parseLauncherArgs(['--nproc-per-node', '2'])).toThrow(/no script given/);
   expect(() => parseLauncherArgs(['--bogus', '1', 'x.ts'])).toThrow(/unknown option --bogus/);
+  // a setTimeout of 2^31 ms or more fires after 1 ms: such a grace would SIGKILL at once
+  expect(parseLauncherArgs(['--nproc-per-node', '1', '--kill-grace-ms', '2147483647', 'x.ts'])).toMatchObject({ killGraceMs: 2 ** 31 - 1 });
+  expect(() => parseLauncherArgs(['--nproc-per-node', '1', '--kill-grace-ms', '2147483648', 'x.ts'])).toThrow(
+    /cuda-ts-run: --kill-grace-ms must be an integer in \[0, 2147483647\], got "2147483648"/,
+  );
   // Node runs TypeScript through tsx's loader; from the checkout's sources, Bun and Deno run a rank through scripts/run-ts.cjs (their loaders cannot link them)
   if (process.versions.bun || process.versions.deno) expect(nodeArgsFor('a.ts')).toEqual([resolve(ROOT, 'scripts/run-ts.cjs'), 'a.ts']);
   else expect(nodeArgsFor('a.ts')[0]).toBe('--import');
   expect(nodeArgsFor('a.js')).toEqual(['a.js']);
+});
+
+test('launchRanks refuses a killGraceMs that is not an integer in [0, 2^31) before it starts anything', async () => {
+  for (const killGraceMs of [-1, 1.5, 2 ** 31, Infinity, '500' as never]) {
+    await expect(launchRanks({ nprocPerNode: 1, script: RANK_JS, args: ['ok'], killGraceMs })).rejects.toThrow(
+      /^cuda-ts-run: killGraceMs must be an integer in \[0, 2147483647\]/,
+    );
+  }
 });
 
 test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 0', async () => {

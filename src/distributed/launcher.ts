@@ -24,6 +24,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress, runIdOf, weakToken } from './rendezvous';
 import type { StoreServer } from './store-server';
+import { describe } from '../describe';
 
 // node:child_process, node:crypto and node:url load when the launcher runs: importing
 // cuda-ts loads none of them.
@@ -73,10 +74,12 @@ rank fails the others are stopped and cuda-ts-run exits non-zero.`;
 export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'help' {
   const opts: Partial<LaunchOptions> = {};
   let i = 0;
-  const int = (name: string, v: string | undefined, min: number): number => {
+  const int = (name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const n = Number(v);
-    if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min)
-      throw new RangeError(`cuda-ts-run: ${name} must be an integer >= ${min}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
+      throw new RangeError(`cuda-ts-run: ${name} must be an integer ${range}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    }
     return n;
   };
   for (; i < argv.length; i++) {
@@ -113,7 +116,7 @@ export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'hel
         opts.runId = runIdOf(value, 'cuda-ts-run: --run-id');
         break;
       case '--kill-grace-ms':
-        opts.killGraceMs = int('--kill-grace-ms', value, 0);
+        opts.killGraceMs = int('--kill-grace-ms', value, 0, MAX_GRACE_MS);
         break;
       default:
         throw new RangeError(`cuda-ts-run: unknown option ${a}\n${USAGE}`);
@@ -480,7 +483,7 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
   const runId = runIdFor(call, options, env, layout.nnodes);
   if (options.master !== undefined) parseAddress(options.master, call);
   const launchId = `${process.pid}-${crypto().randomBytes(8).toString('hex')}`;
-  const group = new RankGroup(options.killGraceMs ?? 5000, `${LAUNCH_ID_ENV}=${launchId}`);
+  const group = new RankGroup(checkGrace(call, options.killGraceMs), `${LAUNCH_ID_ENV}=${launchId}`);
   for (const s of SIGNALS) process.on(s, group.forward); // before the store starts: a signal then starts no rank
   let server: StoreServer | undefined;
   try {
@@ -493,6 +496,17 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
     for (const s of SIGNALS) process.off(s, group.forward);
     await server?.close();
   }
+}
+
+// The launcher's and the reaper's setTimeout take the grace as is, and fire a delay of 2^31 ms or more after 1 ms.
+const MAX_GRACE_MS = 0x7fffffff;
+
+/** `killGraceMs`: an integer of ms in [0, 2^31) (about 24.8 days); default 5000. */
+function checkGrace(call: string, graceMs: unknown): number {
+  if (graceMs === undefined) return 5000;
+  if (typeof graceMs !== 'number' || !Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_GRACE_MS)
+    throw new RangeError(`${call}: killGraceMs must be an integer in [0, ${MAX_GRACE_MS}], got ${describe(graceMs)}`);
+  return graceMs;
 }
 
 /** A signal's number (SIGBUS 7, SIGQUIT 3, …), 15 for an unknown name. */
