@@ -16,13 +16,13 @@ export interface PollOptions extends WaitOptions {
   maxIntervalMs?: number;
 }
 
-/** Checks PollOptions (TypeError/RangeError naming `what`) and returns maxIntervalMs. */
-export function checkPollOptions(options: unknown, what: string): number {
-  const o = checkWaitOptions(options, what) as PollOptions;
-  const maxInterval = o.maxIntervalMs ?? 1;
+/** Checks PollOptions (TypeError/RangeError naming `what`); returns the snapshot checked and maxIntervalMs. */
+export function checkPollOptions(options: PollOptions | undefined, what: string): { checked: PollOptions; maxInterval: number } {
+  const checked = checkWaitOptions(options, what);
+  const maxInterval = checked.maxIntervalMs ?? 1;
   if (typeof maxInterval !== 'number' || !(maxInterval > 0))
     throw new RangeError(`${what}: maxIntervalMs must be a positive number, got ${describe(maxInterval)}`);
-  return maxInterval;
+  return { checked, maxInterval };
 }
 
 /**
@@ -31,7 +31,7 @@ export function checkPollOptions(options: unknown, what: string): number {
  * with what `ready()` threw; a settled poll leaves no timer or listener behind.
  */
 export function poll(ready: () => boolean, what: string, options: PollOptions = {}): Promise<void> {
-  const maxInterval = checkPollOptions(options, what);
+  const { checked, maxInterval } = checkPollOptions(options, what);
   const start = performance.now();
   return new Promise<void>((resolve, reject) => {
     let interval = 0;
@@ -63,7 +63,7 @@ export function poll(ready: () => boolean, what: string, options: PollOptions = 
         timer = setTimeout(step, interval);
       }
     };
-    dispose = onCancel(options, what, settle);
+    dispose = onCancel(checked, what, settle);
     if (!done) step();
   });
 }

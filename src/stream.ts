@@ -577,7 +577,7 @@ export class Stream extends Resource {
         settled: false,
       };
       this.unmarked.push(t);
-      return share ? this.plainWait.share(t, () => waitFor(t, options)) : waitFor(t, options);
+      return share ? this.plainWait.share(t, () => waitFor(t, opts)) : waitFor(t, opts);
     }
     const ev = takeMarker(ctx);
     try {
@@ -587,7 +587,7 @@ export class Stream extends Resource {
       throw this.fail(e);
     }
     const marked: WaitTarget = { ctx, event: ev, key: this, what, done: () => this.markedAwaitSettled(marked), fresh: true, stream: h, verify, settled: false };
-    return share ? this.plainWait.share(marked, () => waitFor(marked, options)) : waitFor(marked, options);
+    return share ? this.plainWait.share(marked, () => waitFor(marked, opts)) : waitFor(marked, opts);
   }
 
   /**

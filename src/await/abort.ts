@@ -43,15 +43,19 @@ export function whereOf(what: string): string {
   return what.replace(/\(\)$/, '');
 }
 
-/** Checks `{ signal, timeoutMs }` (other keys are the caller's); TypeError/RangeError naming `what`. */
-export function checkWaitOptions(options: unknown, what: string): WaitOptions {
-  if (options === undefined) return {};
+/**
+ * Checks `{ signal, timeoutMs }` (TypeError/RangeError naming `what`) and returns a snapshot: a plain
+ * object holding the values checked (each read once: a getter cannot change them later) and the
+ * caller's other own keys.
+ */
+export function checkWaitOptions<T extends WaitOptions>(options: T | undefined, what: string): T {
+  if (options === undefined) return {} as T;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
-  const o = options as WaitOptions;
-  if (o.signal !== undefined && !isSignal(o.signal)) throw new TypeError(`${what}: signal must be an AbortSignal, got ${describe(o.signal)}`);
-  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs >= 0)))
-    throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(o.timeoutMs)}`);
-  return o;
+  const { signal, timeoutMs } = options;
+  if (signal !== undefined && !isSignal(signal)) throw new TypeError(`${what}: signal must be an AbortSignal, got ${describe(signal)}`);
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs >= 0)))
+    throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(timeoutMs)}`);
+  return { ...options, signal, timeoutMs };
 }
 
 /** The error of a wait that ran past `timeoutMs`. */
