@@ -1,7 +1,6 @@
 // The waiter's cancellation against a fake GPU and a fake wake channel: AbortSignal and timeoutMs
 // (any length, Infinity too) reject without leaving a listener, a timer or a watcher behind, options
 // are checked before any driver call and read once.
-import { Stream } from '../src/stream';
 import { CudaError, OBJECTS_ERROR } from '../src/errors';
 import { waiterStats } from '../src/await/waiter';
 import { markerStats } from '../src/await/markers';
@@ -15,22 +14,9 @@ let gpu: FakeGpu;
 const fake = useFakeWaiter({ spinMicros: 0, predict: false, sweepMs: 50, flags: false });
 beforeEach(() => ({ ctx, channel, gpu } = fake));
 
-/** A stream with `n` pieces of work enqueued (events the test finishes). */
-function busyStream(n = 1): Stream {
-  const s = Stream.create({ context: ctx });
-  for (let i = 0; i < n; i++) gpu.pending.set(s.handle, [...(gpu.pending.get(s.handle) ?? []), workEvent()]);
-  return s;
-}
-let work = 0x78000;
-function workEvent(): number {
-  const h = (work += 0x10);
-  gpu.events.set(h, { gen: 1, done: false });
-  return h;
-}
-
 describe('cancellation', () => {
   test('an abort while parked rejects with an AbortError CudaError, releases the channel, drains the helper', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const ac = new AbortController();
     const p = s.synchronized({ signal: ac.signal });
     await turns(3);
@@ -45,7 +31,7 @@ describe('cancellation', () => {
     await expectWaiterClean(channel);
     // it still waits for the marker: kept aside, not put in front of the next wait, not destroyed
     expect(markerStats()).toMatchObject({ helpersIdle: 0, helpersDraining: 1 });
-    const other = busyStream();
+    const other = gpu.busyStream(ctx);
     const q = other.synchronized();
     await turns(3);
     const helpers = gpu.calls.filter(([n]) => n === 'cuLaunchHostFunc').map(([, a]) => a[0]);
@@ -58,7 +44,7 @@ describe('cancellation', () => {
     await expectWaiterClean(channel);
     expect(gpu.destroyedHelpers).toHaveLength(0);
     // drained: the next park takes it again, no new stream
-    const third = busyStream();
+    const third = gpu.busyStream(ctx);
     const r = third.synchronized();
     await turns(3);
     expect(gpu.count('cuStreamCreate')).toBe(2);
@@ -68,7 +54,7 @@ describe('cancellation', () => {
   });
 
   test('an abort of a later wait leaves the earlier one waiting, and the reverse', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const a1 = new AbortController();
     const a2 = new AbortController();
     const p1 = s.synchronized({ signal: a1.signal });
@@ -87,7 +73,7 @@ describe('cancellation', () => {
   });
 
   test('an already aborted signal rejects before any driver call', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const before = gpu.calls.length;
     await expect(s.synchronized({ signal: AbortSignal.abort('stop') })).rejects.toMatchObject({ name: 'AbortError', cause: 'stop' });
     expect(gpu.calls.length).toBe(before);
@@ -95,14 +81,14 @@ describe('cancellation', () => {
   });
 
   test('timeoutMs rejects with a timeout error and leaves nothing', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const e = await s.synchronized({ timeoutMs: 20 }).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: OBJECTS_ERROR.timeout, message: 'Stream.synchronized: timed out after 20 ms' });
     await expectWaiterClean(channel);
   });
 
   test('timeoutMs of 2^31 ms and more, or Infinity, keeps waiting (a plain setTimeout would fire after 1 ms)', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const waits = [2 ** 31, 1e12, Infinity].map((timeoutMs) => s.synchronized({ timeoutMs }));
     const settled: unknown[] = [];
     for (const w of waits)
@@ -119,7 +105,7 @@ describe('cancellation', () => {
   });
 
   test('options are read once: a getter cannot swap a checked value for another later', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     let reads = 0;
     const shifty = {
       get timeoutMs(): unknown {
@@ -144,7 +130,7 @@ describe('cancellation', () => {
   });
 
   test('a resolved wait removes its abort listener and its timer', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const ac = new AbortController();
     let listeners = 0;
     const add = ac.signal.addEventListener.bind(ac.signal);
@@ -161,7 +147,7 @@ describe('cancellation', () => {
   });
 
   test('bad options are refused before any driver call', async () => {
-    const s = busyStream();
+    const s = gpu.busyStream(ctx);
     const before = gpu.calls.length;
     await expect(s.synchronized({ signal: {} as AbortSignal })).rejects.toThrow(TypeError);
     await expect(s.synchronized({ timeoutMs: -1 })).rejects.toThrow(/Stream.synchronized\(\): timeoutMs must be a non-negative number/);

@@ -20,15 +20,7 @@ beforeEach(() => ({ ctx, channel, gpu } = fake));
 
 /** A stream with `n` pieces of work enqueued (events the test finishes). */
 function busyStream(n = 1): Stream {
-  const s = Stream.create({ context: ctx });
-  for (let i = 0; i < n; i++) gpu.pending.set(s.handle, [...(gpu.pending.get(s.handle) ?? []), workEvent()]);
-  return s;
-}
-let work = 0x70000;
-function workEvent(): number {
-  const h = (work += 0x10);
-  gpu.events.set(h, { gen: 1, done: false });
-  return h;
+  return gpu.busyStream(ctx, n);
 }
 describe('Stream.synchronized through the waiter', () => {
   test('an idle stream resolves with one cuStreamQuery and no marker', async () => {
@@ -74,7 +66,7 @@ describe('Stream.synchronized through the waiter', () => {
     const s = busyStream();
     const order: number[] = [];
     const p1 = s.synchronized().then(() => order.push(1));
-    gpu.pending.get(s.handle)!.push(workEvent()); // more work after the first wait
+    gpu.pending.get(s.handle)!.push(gpu.workEvent()); // more work after the first wait
     const p2 = s.synchronized().then(() => order.push(2));
     await turns(3);
     gpu.finish(s.handle, 2); // the first work and the first marker
@@ -168,7 +160,7 @@ describe('Stream.synchronized through the waiter', () => {
       const streams = Array.from({ length: 64 }, () => busyStream());
       const waits = Array.from({ length: 900 }, (_, i) => {
         const s = streams[i % 64];
-        gpu.pending.get(s.handle)!.push(workEvent()); // work between the waits: each needs its own marker
+        gpu.pending.get(s.handle)!.push(gpu.workEvent()); // work between the waits: each needs its own marker
         return s.synchronized();
       });
       await turns(3);
@@ -432,12 +424,12 @@ describe('fallbacks and safety nets', () => {
   test('the predicted window: a repeated wait sleeps, then spins again around its predicted end', async () => {
     configureWaits({ predict: true, spinMicros: 100 });
     const s = Stream.create({ context: ctx });
-    gpu.pending.set(s.handle, [workEvent()]);
+    gpu.pending.set(s.handle, [gpu.workEvent()]);
     const first = s.synchronized();
     await sleep(30);
     gpu.finish(s.handle); // learns ~30 ms
     await first;
-    gpu.pending.set(s.handle, [workEvent()]);
+    gpu.pending.set(s.handle, [gpu.workEvent()]);
     const records = gpu.count('cuEventRecord');
     const second = s.synchronized();
     await turns(3);
@@ -477,7 +469,7 @@ describe('pipeline (for await over a ring of streams)', () => {
     const it = pipeline([10, 11, 12, 13], {
       streams,
       enqueue: (item: number, s: Stream) => {
-        gpu.pending.set(s.handle, [...(gpu.pending.get(s.handle) ?? []), workEvent()]); // the item's work
+        gpu.pending.set(s.handle, [...(gpu.pending.get(s.handle) ?? []), gpu.workEvent()]); // the item's work
         inFlight.push(item);
         return item * 2;
       },
@@ -534,7 +526,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     gpu.finish(h);
     await p;
     expect(waiterStats().queues).toBe(1); // its books are kept right after this code, in the same turn
-    gpu.pending.set(s.handle, [workEvent()]); // more work on the stream
+    gpu.pending.set(s.handle, [gpu.workEvent()]); // more work on the stream
     expect(gpu.count('cuEventRecord')).toBe(0); // reading the handle marked nothing: the await was resolved
     const p2 = s.synchronized();
     await turns(3);
@@ -559,7 +551,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     configureWaits({ spinMicros: 1e6 });
     const s = busyStream();
     const p = s.synchronized();
-    gpu.pending.get(s.handle)!.push(workEvent()); // the stream stays busy after the marker
+    gpu.pending.get(s.handle)!.push(gpu.workEvent()); // the stream stays busy after the marker
     await turns(2);
     expect(gpu.count('cuStreamQuery')).toBeGreaterThan(gpu.count('cuEventQuery')); // one query per pass, mostly the stream's
     gpu.finish(s.handle, 2); // the work before the wait and its marker
@@ -596,7 +588,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     const s = busyStream();
     const order: number[] = [];
     const p1 = s.synchronized().then(() => order.push(1));
-    gpu.pending.get(s.handle)!.push(workEvent()); // more work after the first wait
+    gpu.pending.get(s.handle)!.push(gpu.workEvent()); // more work after the first wait
     const p2 = s.synchronized().then(() => order.push(2));
     const hosts = gpu.calls.filter(([n]) => n === 'cuLaunchHostFunc');
     expect(hosts.map(([, a]) => a[0])).toEqual([s.handle, s.handle]); // at once, on the program's stream
@@ -632,12 +624,12 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
   test("a fresh event recorded on a stream is predicted from that stream's last wait", async () => {
     configureWaits({ predict: true, spinMicros: 100 });
     const s = Stream.create({ context: ctx });
-    gpu.pending.set(s.handle, [workEvent()]);
+    gpu.pending.set(s.handle, [gpu.workEvent()]);
     const first = s.synchronized();
     await sleep(30);
     gpu.finish(s.handle); // the stream learns ~30 ms
     await first;
-    gpu.pending.set(s.handle, [workEvent()]);
+    gpu.pending.set(s.handle, [gpu.workEvent()]);
     const ev = Event.create({ context: ctx }).record(s);
     const p = ev.synchronized();
     await turns(3);

@@ -3,6 +3,7 @@
 // channel standing in for the libc semaphore (counts posts; an armed wait wakes on the next turn).
 import * as drv from '../../src/driver';
 import type { Context } from '../../src/context';
+import { Stream } from '../../src/stream';
 import { setWakeChannel, type WakeChannel } from '../../src/await/wake';
 import { configureWaits, resetWaiterForTests, waiterStats, type WaiterSettings } from '../../src/await/waiter';
 import { forgetMarkerPools, markerStats } from '../../src/await/markers';
@@ -74,6 +75,20 @@ export class FakeGpu {
   private readonly hostBlocks: unknown[] = [];
 
   constructor(readonly channel: FakeChannel) {}
+
+  /** A piece of GPU work the test finishes: a fresh event, not done yet. */
+  workEvent(): number {
+    const h = (this.next += 0x10);
+    this.events.set(h, { gen: 1, done: false });
+    return h;
+  }
+
+  /** A stream of `ctx` with `n` pieces of work enqueued (events the test finishes). */
+  busyStream(ctx: Context, n = 1): Stream {
+    const s = Stream.create({ context: ctx });
+    for (let i = 0; i < n; i++) this.pending.set(s.handle, [...(this.pending.get(s.handle) ?? []), this.workEvent()]);
+    return s;
+  }
 
   install(ctx: Context, extra: Record<string, (...a: never[]) => number> = {}): this {
     const f = fakeDriver(ctx, {
