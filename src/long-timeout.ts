@@ -6,7 +6,8 @@ export interface LongTimer {
   cancel(): void;
 }
 
-const MAX_TIMER_MS = 0x7fffffff;
+/** The longest delay a setTimeout keeps (2^31 - 1 ms, about 24.8 days); past it, even by a fraction, it fires after 1 ms. */
+export const MAX_TIMER_MS = 0x7fffffff;
 
 /**
  * Calls `fn` after `ms` milliseconds, for any `ms` (Infinity: never). `unref`: the timer does not keep

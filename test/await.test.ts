@@ -640,7 +640,8 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
   });
 
   test('configureWaits checks the slice, the sweep and parkOn', () => {
-    expect(() => configureWaits({ sweepMs: 2 ** 31 })).toThrow(/configureWaits: sweepMs must be a number in \(0, 2\^31\), got 2147483648/);
+    expect(() => configureWaits({ sweepMs: 2 ** 31 })).toThrow(/configureWaits: sweepMs must be a number in \(0, 2147483647\], got 2147483648/);
+    expect(() => configureWaits({ sweepMs: 2 ** 31 - 0.5 })).toThrow(/configureWaits: sweepMs must be a number in \(0, 2147483647\], got 2147483647.5/);
     expect(() => configureWaits({ sweepMs: Infinity })).toThrow(RangeError);
     expect(() => configureWaits({ spinSliceMicros: 0 })).toThrow(RangeError);
     expect(() => configureWaits({ spinSliceMicros: 5000 })).toThrow(/spinSliceMicros must be a number in \(0, 1000\]/);

@@ -1,5 +1,6 @@
 // How the waiter waits (src/await/waiter.ts): the settings of this JS thread, read from the environment
 // at load and changed with configureWaits.
+import { MAX_TIMER_MS } from '../long-timeout';
 
 /** How the waiter waits; see {@link configureWaits}. */
 export interface WaiterSettings {
@@ -9,7 +10,7 @@ export interface WaiterSettings {
   spinSliceMicros: number;
   /** Spin again around the end predicted from the key's last wait. Default true (CUDA_TS_AWAIT_PREDICT=0: off). */
   predict: boolean;
-  /** While waits are parked, check them this often anyway (a destroyed context never wakes them), in ms, below 2^31. Default 100. */
+  /** While waits are parked, check them this often anyway (a destroyed context never wakes them), in ms, at most 2^31 - 1. Default 100. */
   sweepMs: number;
   /** Predict only waits that lasted at most this long (ms; longer ones gain nothing measurable). Default 50. */
   predictUpToMs: number;
@@ -66,9 +67,9 @@ export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSet
   if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
   if (flags !== undefined && typeof flags !== 'boolean' && flags !== 'crowd')
     throw new TypeError(`configureWaits: flags must be true, false or 'crowd', got ${String(flags)}`);
-  // the sweep is a setTimeout, which fires a delay of 2^31 ms or more after 1 ms
-  if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && sweepMs < 2 ** 31))
-    throw new RangeError(`configureWaits: sweepMs must be a number in (0, 2^31), got ${String(sweepMs)}`);
+  // the sweep is a setTimeout, which fires a delay past MAX_TIMER_MS (2147483647.5 too) after 1 ms
+  if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && sweepMs <= MAX_TIMER_MS))
+    throw new RangeError(`configureWaits: sweepMs must be a number in (0, ${MAX_TIMER_MS}], got ${String(sweepMs)}`);
   if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0))
     throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
   if (predictMaxKeys !== undefined && !(Number.isSafeInteger(predictMaxKeys) && predictMaxKeys >= 0))
