@@ -309,9 +309,9 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
     plain.push(await crowdOnce(c, false));
     apart.push(await crowdOnce(c, false, true));
   }
-  const control = [...controls].sort((a, b) => a.pct - b.pct)[controls.length >> 1];
+  const mid = <T extends { pct: number }>(runs: T[]): T => [...runs].sort((a, b) => a.pct - b.pct)[runs.length >> 1];
+  const control = mid(controls);
   const second = await crowdOnce(c, true);
-  const mid = (runs: CrowdRun[]): CrowdRun => [...runs].sort((a, b) => a.pct - b.pct)[runs.length >> 1];
   const spread = (runs: CrowdRun[]): string => `median of ${runs.length} (${runs.map((r) => r.pct.toFixed(1)).join(', ')}%)`;
   const clean = [...plain, ...apart, second].every((r) => r.clean);
   const [plainMid, apartMid] = [mid(plain), mid(apart)];

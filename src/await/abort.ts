@@ -86,8 +86,8 @@ export function onCancel(options: WaitOptions, what: string, cancel: (e: Error) 
     return noop;
   }
   signal?.addEventListener('abort', abort, { once: true });
-  // a plain setTimeout of 2^31 ms or more (Infinity included) would fire after 1 ms
-  if (timeoutMs !== undefined && timeoutMs !== Infinity) {
+  // longTimeout: a plain setTimeout of 2^31 ms or more (Infinity included) would fire after 1 ms
+  if (timeoutMs !== undefined) {
     timer = longTimeout(() => {
       dispose();
       cancel(timeoutError(what, timeoutMs));

@@ -25,6 +25,7 @@ import type { ChildProcess } from 'node:child_process';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress, runIdOf, weakToken } from './rendezvous';
 import type { StoreServer } from './store-server';
 import { describe } from '../describe';
+import { MAX_TIMER_MS } from '../long-timeout';
 
 // node:child_process, node:crypto and node:url load when the launcher runs: importing
 // cuda-ts loads none of them.
@@ -116,7 +117,7 @@ export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'hel
         opts.runId = runIdOf(value, 'cuda-ts-run: --run-id');
         break;
       case '--kill-grace-ms':
-        opts.killGraceMs = int('--kill-grace-ms', value, 0, MAX_GRACE_MS);
+        opts.killGraceMs = int('--kill-grace-ms', value, 0, MAX_TIMER_MS);
         break;
       default:
         throw new RangeError(`cuda-ts-run: unknown option ${a}\n${USAGE}`);
@@ -498,14 +499,14 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
   }
 }
 
-// The launcher's and the reaper's setTimeout take the grace as is, and fire a delay of 2^31 ms or more after 1 ms.
-const MAX_GRACE_MS = 0x7fffffff;
-
-/** `killGraceMs`: an integer of ms in [0, 2^31) (about 24.8 days); default 5000. */
+/**
+ * `killGraceMs`: an integer of ms in [0, 2^31) (about 24.8 days); default 5000. The launcher's and the
+ * reaper's setTimeout take it as is, and would fire a longer delay after 1 ms.
+ */
 function checkGrace(call: string, graceMs: unknown): number {
   if (graceMs === undefined) return 5000;
-  if (typeof graceMs !== 'number' || !Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_GRACE_MS)
-    throw new RangeError(`${call}: killGraceMs must be an integer in [0, ${MAX_GRACE_MS}], got ${describe(graceMs)}`);
+  if (typeof graceMs !== 'number' || !Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_TIMER_MS)
+    throw new RangeError(`${call}: killGraceMs must be an integer in [0, ${MAX_TIMER_MS}], got ${describe(graceMs)}`);
   return graceMs;
 }
 

@@ -59,6 +59,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { koffi } from '../../support';
 import { type Libc, type Ptr, loadLibc } from './libc';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
+import { MAX_TIMER_MS } from '../long-timeout';
 
 /** What an importer needs to receive a served descriptor (JSON- and postMessage-safe). */
 export interface DescriptorTicket {
@@ -312,7 +313,7 @@ export function serveDescriptor(fd: number, options: ServeOptions = {}): Descrip
   if (!Number.isInteger(fd) || fd < 0) throw new TypeError(`${call}: fd must be a non-negative integer`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
   const { ttlMs } = options;
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= 0x7fffffff))
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= MAX_TIMER_MS))
     throw new RangeError(`${call}: ttlMs must be an integer in [1, 2^31), got ${String(ttlMs)}`);
   if (!server) startServer();
   const token = randomBytes(32).toString('hex');
