@@ -257,6 +257,15 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/** Resolves once `done()` holds, checked every 2 ms; throws when it still does not after `ms`. */
+export async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  while (!done()) {
+    if (performance.now() > end) throw new Error(`until: not done after ${ms} ms`);
+    await sleep(2);
+  }
+}
+
 /** The fakes {@link useFakeWaiter} makes afresh for each test. */
 export interface FakeWaiter {
   ctx: Context;
