@@ -1,7 +1,7 @@
 // Device: a CUDA device by ordinal. Stateless apart from its primary context, retained on first use.
 import * as drv from './driver';
 import { Context, deviceHandle, init } from './context';
-import { describe } from './describe';
+import { describe, integerRule } from './describe';
 import { assertMayBlock } from './lifecycle';
 import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 import type { DeviceProperties } from './device-properties';
@@ -52,7 +52,8 @@ export class Device {
    */
   static get(ordinal = 0): Device {
     if (typeof ordinal !== 'number') throw new TypeError(`Device.get: ordinal must be a number, got ${describe(ordinal)}`);
-    if (!Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`Device.get: ordinal must be a non-negative integer, got ${describe(ordinal)}`);
+    if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal > 0x7fffffff)
+      throw new RangeError(`Device.get: ordinal ${integerRule(ordinal, 0x7fffffff)}, got ${describe(ordinal)}`);
     const hit = devices.get(ordinal);
     if (hit) return hit;
     const n = Device.count();

@@ -11,6 +11,7 @@
 import { CudaError, hostCallbacks, onCallbacksDrained } from '../support';
 import { CHECK_HELPERS, ClosedObjectError, OBJECTS_ERROR, ObjectsError, callerName, noteFrameClass } from './errors';
 import { invalidate } from './validity';
+import { describe, integerRule } from './describe';
 
 /** Errors from frees nobody could catch; thrown at the next call. */
 const deferred: unknown[] = [];
@@ -305,6 +306,6 @@ function deferredLength(): number {
 
 /** A non-negative safe integer, or RangeError. */
 export function checkSize(name: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} ${integerRule(v)}, got ${describe(v)}`);
   return v;
 }

@@ -5,7 +5,7 @@
 // (nvmlInit) and stays so until system.shutdownNvml().
 import * as drv from './driver';
 import { init } from './context';
-import { describe } from './describe';
+import { describe, integerRule } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { loadNvml, type nvml } from './releases';
 import { CudaError } from '../support';
@@ -384,7 +384,7 @@ export class System {
    */
   gpu(index: number): NvmlDevice {
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffff)
-      throw new RangeError(`system.gpu: index must be a non-negative integer, got ${describe(index)}`);
+      throw new RangeError(`system.gpu: index ${integerRule(index, 0xffff)}, got ${describe(index)}`);
     const api = nvmlFor('system.gpu');
     const n = api.nvmlDeviceGetCount();
     if (index >= n) throw new RangeError(`system.gpu: index ${index} out of range: NVML sees ${n} GPU(s)`);

@@ -151,6 +151,7 @@ describe('system', () => {
     const log: string[] = [];
     provideNvml(fakeNvml(log));
     expect(() => system.gpu(-1)).toThrow(/^system\.gpu: index must be a non-negative integer, got number -1/);
+    expect(() => system.gpu(70000)).toThrow(/^system\.gpu: index must be at most 65535, got number 70000/);
     expect(() => system.gpu('0' as never)).toThrow(RangeError);
     expect(() => system.gpu(1.5)).toThrow(RangeError);
     expect(log).toEqual([]);

@@ -630,6 +630,11 @@ describe('stream protocol and argument validation', () => {
     expect(() => buf.copyFrom(new Uint8Array(4), { offset: '2' as never })).toThrow(/copyFrom: offset must be a non-negative integer, got string/);
     expect(() => buf.copyTo(new Uint8Array(4), { byteLength: 1.5 })).toThrow(/copyTo: byteLength/);
     expect(() => DeviceBuffer.alloc(-1)).toThrow(/DeviceBuffer.alloc: byteLength must be a non-negative integer, got number -1/);
+    // an integer JavaScript cannot hold exactly, and a bigint, are told so (not "must be a non-negative integer")
+    expect(() => DeviceBuffer.alloc(2 ** 60)).toThrow(
+      /DeviceBuffer.alloc: byteLength must be at most 2\^53 - 1 \(Number.MAX_SAFE_INTEGER\), got number 1152921504606847000/,
+    );
+    expect(() => DeviceBuffer.alloc(5n as never)).toThrow(/DeviceBuffer.alloc: byteLength must be a number \(a non-negative integer\), got bigint 5/);
     expect(() => DeviceBuffer.alloc(16, { context: '1' as never })).toThrow(/DeviceBuffer.alloc: context must be a Context, got string/);
     expect(() => DeviceBuffer.alloc(16, { stream: 99999 as never })).toThrow(/DeviceBuffer.alloc: stream must be a Stream.*Stream.wrap/);
     expect(() => DeviceBuffer.alloc(16, { stream: Infinity as never })).toThrow(TypeError);
@@ -652,6 +657,7 @@ describe('stream protocol and argument validation', () => {
   test('validation that needs no driver', () => {
     expect(() => Device.get(-1)).toThrow(RangeError);
     expect(() => Device.get(1.5)).toThrow(RangeError);
+    expect(() => Device.get(2 ** 40)).toThrow(/^Device.get: ordinal must be at most 2147483647, got number 1099511627776/);
     expect(() => Event.create({ interprocess: true })).toThrow(/timing: false/);
     expect(() => new Program(42 as never)).toThrow(TypeError);
     expect(() => Graph.capture({} as never, () => undefined)).toThrow(TypeError);

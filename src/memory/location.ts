@@ -1,6 +1,6 @@
 // Memory locations: where memory lives, or is advised or prefetched to (CUmemLocation).
 import * as drv from '../driver';
-import { describe } from '../describe';
+import { describe, integerRule } from '../describe';
 
 /**
  * A place memory lives in, or is advised / prefetched to:
@@ -27,7 +27,7 @@ export function encodeLocation(where: string, loc: unknown, defaultDevice?: numb
   const T = drv.CUmemLocationType;
   const ordinal = (name: string, v: unknown): number => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0x7fffffff)
-      throw new RangeError(`${where}: ${name} must be a non-negative integer, got ${describe(v)}`);
+      throw new RangeError(`${where}: ${name} ${integerRule(v, 0x7fffffff)}, got ${describe(v)}`);
     return v;
   };
   if (loc === 'host') return { type: T.CU_MEM_LOCATION_TYPE_HOST, id: 0 };

@@ -2,7 +2,7 @@
 // managed or pinned host memory, like cuda.core's StridedMemoryView. It copies nothing when made; every
 // element it can reach is checked to lie inside the buffer. toArray() gathers it into a C-ordered
 // TypedArray on the host; src/memory/dlpack.ts exchanges it with other libraries as a DLPack tensor.
-import { checkKeys, describe } from '../describe';
+import { checkKeys, describe, integerRule } from '../describe';
 import { DeviceBuffer } from './device-buffer';
 import { ManagedBuffer } from './managed-buffer';
 import { PinnedHostBuffer } from './pinned-host-buffer';
@@ -151,7 +151,7 @@ export class StridedView {
     if (strides.length !== shape.length) throw new RangeError(`${where}: strides has ${strides.length} entries for ${shape.length} dimensions`);
     const byteOffset = options.byteOffset ?? 0;
     if (typeof byteOffset !== 'number' || !Number.isSafeInteger(byteOffset) || byteOffset < 0)
-      throw new RangeError(`${where}: byteOffset must be a non-negative integer, got ${describe(byteOffset)}`);
+      throw new RangeError(`${where}: byteOffset ${integerRule(byteOffset)}, got ${describe(byteOffset)}`);
     if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean')
       throw new TypeError(`${where}: readOnly must be a boolean, got ${describe(options.readOnly)}`);
     const size = DTYPE_SIZES[dtype];
