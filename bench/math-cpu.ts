@@ -28,6 +28,7 @@ import { StridedView } from '../src/memory/strided-view';
 import { loadCublas, loadCublasLt, loadCufft, loadCusparse } from '../src/releases';
 import { Stream } from '../src/stream';
 import { REPO_ROOT, fmt, median, nowNs, reason, table } from './common';
+import { SEALED } from '../src/sealed';
 
 type Pass = (ops: number) => void;
 type Fn = (...a: unknown[]) => number;
@@ -47,7 +48,7 @@ const loop =
 /** A DeviceBuffer over an address nothing dereferences (the stand-ins never touch memory). */
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, address: number, ctx: Context) {
-    super('DeviceBuffer', address, bytes, ctx, () => undefined);
+    super(SEALED, 'DeviceBuffer', address, bytes, ctx, () => undefined);
   }
 }
 

@@ -9,6 +9,7 @@ import { dropContextCache } from './memory/allocator';
 import { dropStaging } from './memory/staging';
 import { checkKeys, describe } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 export { ContextUnusableError, STICKY_ERRORS };
 
@@ -63,7 +64,8 @@ export class Context extends Resource {
   /** @internal the stream-ordered caching allocator's state for this context (see allocator.ts) */
   allocCache: unknown = undefined;
 
-  private constructor(handle: drv.CUcontext, device: number, primary: boolean, destroy: (() => void) | undefined, kind?: string) {
+  private constructor(seal: Sealed, handle: drv.CUcontext, device: number, primary: boolean, destroy: (() => void) | undefined, kind?: string) {
+    checkSealed(seal, 'Context', 'Context.primary() or Context.create()');
     super(kind ?? (primary ? 'Context (primary)' : 'Context'), destroy);
     this.handle = handle;
     this.device = device;
@@ -85,7 +87,7 @@ export class Context extends Resource {
     // A primary context released to zero and retained again keeps its handle, while the thread still
     // holds the destroyed one as current: "compare before set" would then skip the set. Refresh it.
     if (drv.currentContextHandle() === handle) drv.setCurrentHandle(handle);
-    const ctx = new Context(handle, ordinal, true, () => {
+    const ctx = new Context(SEALED, handle, ordinal, true, () => {
       primaries.delete(ordinal);
       known.delete(handle);
       dropStaging(ctx); // pinned staging chunks, freed while the context still lives
@@ -142,7 +144,7 @@ export class Context extends Resource {
     drv.global('cuCtxCreate', drv.out64, params, flags, dev);
     void affinity; // kept reachable until the call returned
     const handle = drv.outNumber() as drv.CUcontext;
-    const ctx = new Context(handle, ordinal, false, () => {
+    const ctx = new Context(SEALED, handle, ordinal, false, () => {
       known.delete(handle);
       dropStaging(ctx);
       dropContextCache(handle, false);
@@ -178,6 +180,7 @@ export class Context extends Resource {
    */
   static fromGreen(handle: drv.CUcontext, device: number, destroy: () => void): Context {
     const ctx = new Context(
+      SEALED,
       handle,
       device,
       false,
@@ -206,7 +209,7 @@ export class Context extends Resource {
       const hit = known.get(h)?.deref();
       if (hit && !hit.core.destroyed) return hit;
       drv.global('cuCtxGetDevice', drv.out32);
-      return new Context(h as drv.CUcontext, drv.out32[0], false, undefined);
+      return new Context(SEALED, h as drv.CUcontext, drv.out32[0], false, undefined);
     }
     const ctx = Context.primary(0);
     ctx.bind();

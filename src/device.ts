@@ -7,6 +7,7 @@ import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 import type { DeviceProperties } from './device-properties';
 import { graphMemoryStats, resetGraphMemoryHighWatermarks, trimGraphMemory, type GraphMemoryStats } from './graph/graph-memory';
 import { computeModeName, type ComputeMode } from './system';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 export type { DeviceProperties };
 
@@ -32,10 +33,12 @@ export class Device {
   readonly handle: number;
 
   private constructor(
+    seal: Sealed,
     /** Device ordinal (0-based, in the driver's enumeration order). */
     readonly ordinal: number,
     handle: number,
   ) {
+    checkSealed(seal, 'Device', 'Device.get()');
     this.handle = handle;
   }
 
@@ -58,7 +61,7 @@ export class Device {
     if (hit) return hit;
     const n = Device.count();
     if (ordinal >= n) throw new RangeError(`Device.get: ordinal ${ordinal} out of range: ${n} device(s)`);
-    const d = new Device(ordinal, deviceHandle(ordinal));
+    const d = new Device(SEALED, ordinal, deviceHandle(ordinal));
     devices.set(ordinal, d);
     return d;
   }

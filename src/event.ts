@@ -10,6 +10,7 @@ import { pointMoved, waitFor, type WaitTarget } from './await/waiter';
 import { SharedWait } from './await/shared-wait';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 import type { Stream, StreamLike } from './stream';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 /** stream.ts's toStream (see {@link toStream}). */
 let streamOf: ((s: unknown, where: string) => Stream | undefined) | undefined;
@@ -77,7 +78,8 @@ export class Event extends Resource {
   /** A plain `synchronized()` pending for the current record, shared by later plain calls. */
   private readonly plainWait = new SharedWait();
 
-  private constructor(handle: drv.CUevent, context: Context, flags: number, owned = true) {
+  private constructor(seal: Sealed, handle: drv.CUevent, context: Context, flags: number, owned = true) {
+    checkSealed(seal, 'Event', 'Event.create()');
     super(
       owned ? 'Event' : 'Event (shared)',
       owned
@@ -113,7 +115,7 @@ export class Event extends Resource {
     }
     const ctx = contextOf(options.context, 'Event.create: context');
     drv.call(ctx, 'cuEventCreate', drv.out64, flags);
-    return new Event(drv.outNumber() as drv.CUevent, ctx, flags);
+    return new Event(SEALED, drv.outNumber() as drv.CUevent, ctx, flags);
   }
 
   /**
@@ -219,7 +221,7 @@ export class Event extends Resource {
     // CUipcEventHandle is passed by value: koffi takes it as its record (char reserved[64]).
     const record = { reserved: Array.from(new Int8Array(handle.buffer, handle.byteOffset, 64)) };
     drv.call(ctx, 'cuIpcOpenEventHandle', drv.out64, record);
-    return new Event(drv.outNumber() as drv.CUevent, ctx, F.CU_EVENT_INTERPROCESS | F.CU_EVENT_DISABLE_TIMING);
+    return new Event(SEALED, drv.outNumber() as drv.CUevent, ctx, F.CU_EVENT_INTERPROCESS | F.CU_EVENT_DISABLE_TIMING);
   }
 
   /**
@@ -241,7 +243,7 @@ export class Event extends Resource {
    */
   static fromDescriptor(descriptor: HandleDescriptor): Event {
     const d = checkDescriptor('Event.fromDescriptor', descriptor, 'cuda-ts/event');
-    return new Event(d.handle as drv.CUevent, Context.primary(d.device), d.flags ?? 0, false);
+    return new Event(SEALED, d.handle as drv.CUevent, Context.primary(d.device), d.flags ?? 0, false);
   }
 
   /**

@@ -9,6 +9,7 @@ import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { Stream } from './stream';
 import { Event } from './event';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 const RESOURCE_BYTES = 144; // CUdevResource
 const SM_OFFSET = 96; // CUdevResource.sm (CUdevSmResource: smCount, minSmPartitionSize, smCoscheduledAlignment)
@@ -21,7 +22,8 @@ export class SmResource {
   readonly device: number;
 
   /** @internal use SmResource.ofDevice or SmResource.split */
-  constructor(bytes: Uint8Array, device: number) {
+  constructor(seal: Sealed, bytes: Uint8Array, device: number) {
+    checkSealed(seal, 'SmResource', 'SmResource.ofDevice()');
     this.bytes = bytes;
     this.device = device;
     Object.freeze(this);
@@ -50,7 +52,7 @@ export class SmResource {
     const dev = deviceHandle(ordinal);
     const bytes = new Uint8Array(RESOURCE_BYTES);
     drv.global('cuDeviceGetDevResource', dev, bytes, drv.CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM);
-    return new SmResource(bytes, ordinal);
+    return new SmResource(SEALED, bytes, ordinal);
   }
 
   /**
@@ -77,8 +79,8 @@ export class SmResource {
     const remaining = new Uint8Array(RESOURCE_BYTES);
     const flags = ignoreCoscheduling ? drv.CUdevSmResourceSplit_flags.CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING : 0;
     drv.global('cuDevSmResourceSplitByCount', result, count, this.bytes, remaining, flags, minSmCount);
-    const made = Array.from({ length: count[0] }, (_, i) => new SmResource(result.slice(i * RESOURCE_BYTES, (i + 1) * RESOURCE_BYTES), this.device));
-    return { groups: made, remaining: new SmResource(remaining, this.device) };
+    const made = Array.from({ length: count[0] }, (_, i) => new SmResource(SEALED, result.slice(i * RESOURCE_BYTES, (i + 1) * RESOURCE_BYTES), this.device));
+    return { groups: made, remaining: new SmResource(SEALED, remaining, this.device) };
   }
 }
 
@@ -102,7 +104,8 @@ export class GreenContext extends Resource {
   /** The device ordinal. */
   readonly device: number;
 
-  private constructor(handle: drv.CUgreenCtx, context: Context, device: number) {
+  private constructor(seal: Sealed, handle: drv.CUgreenCtx, context: Context, device: number) {
+    checkSealed(seal, 'GreenContext', 'GreenContext.create()');
     super('GreenContext', () => context.close());
     this.handle = handle;
     this.context = context;
@@ -142,7 +145,7 @@ export class GreenContext extends Resource {
       assertMayBlock('GreenContext.close()');
       drv.global('cuGreenCtxDestroy', handle);
     });
-    return new GreenContext(handle, context, device);
+    return new GreenContext(SEALED, handle, context, device);
   }
 
   /**
@@ -176,7 +179,7 @@ export class GreenContext extends Resource {
     this.check();
     const bytes = new Uint8Array(RESOURCE_BYTES);
     drv.global('cuGreenCtxGetDevResource', this.handle, bytes, drv.CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM);
-    return new SmResource(bytes, this.device);
+    return new SmResource(SEALED, bytes, this.device);
   }
 
   /** Number of SMs this green context runs on. */

@@ -11,6 +11,7 @@ import { ArgPack, KERNEL, SIZES, describeType, type ArgType, type KernelArgs } f
 import { LaunchConfig, type LaunchConfigInit } from './launch-config';
 import { launchArgs, launchFew } from './launch';
 import type { StreamLike } from './stream';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 const FA = drv.CUfunction_attribute;
 
@@ -63,7 +64,8 @@ export class Module extends Resource {
   /** The context the module is loaded in. */
   readonly context: Context;
 
-  private constructor(handle: drv.CUmodule, context: Context) {
+  private constructor(seal: Sealed, handle: drv.CUmodule, context: Context) {
+    checkSealed(seal, 'Module', 'program.load() or Module.load()');
     super('Module', () => {
       drv.forgetHandle(handle);
       whenNoHostFuncs(() => drv.release(context, 'cuModuleUnload', handle));
@@ -103,7 +105,7 @@ export class Module extends Resource {
         ),
       );
     }
-    return new Module(Number(out[0]) as drv.CUmodule, ctx);
+    return new Module(SEALED, Number(out[0]) as drv.CUmodule, ctx);
   }
 
   /**
@@ -168,7 +170,7 @@ export class Module extends Resource {
     this.check();
     checkName('Module.kernel', name);
     drv.call(this.context, 'cuModuleGetFunction', drv.out64, this.handle, name);
-    return new Kernel(this, drv.outNumber() as drv.CUfunction, name, signature);
+    return new Kernel(SEALED, this, drv.outNumber() as drv.CUfunction, name, signature);
   }
 
   /**
@@ -287,7 +289,8 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   checkedEpoch = -1;
 
   /** @internal use Module.kernel */
-  constructor(module: Module, handle: drv.CUfunction, name: string, signature?: readonly ArgType[]) {
+  constructor(seal: Sealed, module: Module, handle: drv.CUfunction, name: string, signature?: readonly ArgType[]) {
+    checkSealed(seal, 'Kernel', 'module.kernel()');
     // No native destroy; registering it keeps the module loaded while the kernel lives.
     super('Kernel', () => drv.forgetHandle(handle), [module]);
     this.module = module;

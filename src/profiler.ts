@@ -1,6 +1,7 @@
 // Profiler range: cuProfilerStart/Stop as a `using` scope.
 import * as drv from './driver';
 import { Context, contextOf } from './context';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 /**
  * A range of profiler collection (cuProfilerStart … cuProfilerStop), for profilers started with
@@ -9,7 +10,12 @@ import { Context, contextOf } from './context';
  */
 export class ProfilerScope {
   private stopped = false;
-  private constructor(private readonly context: Context) {}
+  private constructor(
+    seal: Sealed,
+    private readonly context: Context,
+  ) {
+    checkSealed(seal, 'ProfilerScope', 'ProfilerScope.start()');
+  }
 
   /**
    * Starts profiler collection; stop() or leaving the `using` scope stops it.
@@ -18,7 +24,7 @@ export class ProfilerScope {
   static start(context?: Context): ProfilerScope {
     const ctx = contextOf(context, 'ProfilerScope.start: context');
     drv.call(ctx, 'cuProfilerStart');
-    return new ProfilerScope(ctx);
+    return new ProfilerScope(SEALED, ctx);
   }
 
   /** True until stop() (or the end of the `using` scope). */

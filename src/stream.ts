@@ -26,6 +26,7 @@ import { SharedWait } from './await/shared-wait';
 import { giveMarker, takeMarker } from './await/markers';
 import { AbortError, checkWaitOptions, whereOf, type WaitOptions } from './await/abort';
 import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
@@ -241,7 +242,8 @@ export class Stream extends Resource {
   /** The capture in progress on this stream (beginCapture … endCaptureHandle). @internal */
   capture: CaptureHolder | undefined;
 
-  private constructor(handle: drv.CUstream, context: Context, destroy: (() => void) | undefined, kind = 'Stream') {
+  private constructor(seal: Sealed, handle: drv.CUstream, context: Context, destroy: (() => void) | undefined, kind = 'Stream') {
+    checkSealed(seal, 'Stream', 'Stream.create() or Stream.wrap()');
     super(kind, destroy, [context]);
     this.raw = handle;
     this.context = context;
@@ -359,7 +361,7 @@ export class Stream extends Resource {
   /** Owns a stream just created in `ctx` (by cuStreamCreate*, or cuGreenCtxStreamCreate). @internal */
   static adoptCreated(handle: drv.CUstream, ctx: Context): Stream {
     destroyedStreams.delete(handle);
-    const stream = new Stream(handle, ctx, () => {
+    const stream = new Stream(SEALED, handle, ctx, () => {
       liveStreams.delete(handle);
       if (destroyedStreams.size >= DESTROYED_KEPT) destroyedStreams.delete(destroyedStreams.values().next().value as number);
       destroyedStreams.add(handle);
@@ -386,7 +388,7 @@ export class Stream extends Resource {
    * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
    */
   static legacyDefault(context?: Context): Stream {
-    return new Stream(drv.CU_STREAM_LEGACY, openContextOf(context, 'Stream.legacyDefault'), undefined, 'Stream (legacy default)');
+    return new Stream(SEALED, drv.CU_STREAM_LEGACY, openContextOf(context, 'Stream.legacyDefault'), undefined, 'Stream (legacy default)');
   }
 
   /**
@@ -402,7 +404,7 @@ export class Stream extends Resource {
    * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
    */
   static perThread(context?: Context): Stream {
-    return new Stream(drv.CU_STREAM_PER_THREAD, openContextOf(context, 'Stream.perThread'), undefined, 'Stream (per-thread default)');
+    return new Stream(SEALED, drv.CU_STREAM_PER_THREAD, openContextOf(context, 'Stream.perThread'), undefined, 'Stream (per-thread default)');
   }
 
   /**
@@ -426,7 +428,7 @@ export class Stream extends Resource {
     if (h === 0 || h === drv.CU_STREAM_LEGACY) return Stream.legacyDefault(ctx);
     if (h === drv.CU_STREAM_PER_THREAD) return Stream.perThread(ctx);
     checkForeignHandle('Stream.wrap', h, ctx);
-    return new Stream(h as drv.CUstream, ctx, undefined, 'Stream (wrapped)');
+    return new Stream(SEALED, h as drv.CUstream, ctx, undefined, 'Stream (wrapped)');
   }
 
   /**

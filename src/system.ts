@@ -9,6 +9,7 @@ import { describe, integerRule } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { loadNvml, type nvml } from './releases';
 import { CudaError } from '../support';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 /** What system.ts uses of NVML's typed layer (a seam: unit tests give a fake). @internal */
 export type NvmlApi = typeof nvml;
@@ -179,6 +180,7 @@ function watts(mw: number | undefined): number | undefined {
 export class NvmlDevice {
   /** @internal */
   constructor(
+    seal: Sealed,
     /** NVML's index of the GPU (0-based, PCI order). */
     readonly index: number,
     /**
@@ -188,7 +190,9 @@ export class NvmlDevice {
      */
     readonly handle: nvml.nvmlDevice_t,
     private readonly api: NvmlApi,
-  ) {}
+  ) {
+    checkSealed(seal, 'NvmlDevice', 'system.gpu() or system.gpus');
+  }
 
   /** Product name, e.g. `NVIDIA H200`. */
   get name(): string {
@@ -388,13 +392,13 @@ export class System {
     const api = nvmlFor('system.gpu');
     const n = api.nvmlDeviceGetCount();
     if (index >= n) throw new RangeError(`system.gpu: index ${index} out of range: NVML sees ${n} GPU(s)`);
-    return new NvmlDevice(index, api.nvmlDeviceGetHandleByIndex(index), api);
+    return new NvmlDevice(SEALED, index, api.nvmlDeviceGetHandleByIndex(index), api);
   }
   /** Every GPU NVML sees, in its order. */
   get gpus(): NvmlDevice[] {
     const api = nvmlFor('system.gpus');
     const n = api.nvmlDeviceGetCount();
-    return Array.from({ length: n }, (_, i) => new NvmlDevice(i, api.nvmlDeviceGetHandleByIndex(i), api));
+    return Array.from({ length: n }, (_, i) => new NvmlDevice(SEALED, i, api.nvmlDeviceGetHandleByIndex(i), api));
   }
   /**
    * NVML's typed layer, loaded and initialised (once, shared with every `system` read): for the calls

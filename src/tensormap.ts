@@ -8,6 +8,7 @@ import { checkKeys, describe } from './describe';
 import { Core, Resource } from './lifecycle';
 import { arg, type StructType, type TypedArg } from './kernel-args';
 import { DeviceBuffer, ownerOf } from './memory/device-buffer';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 /**
  * Element types of a tensor map. The packed `u4x16…`/`u6x16…` types (16 four- or six-bit values per
@@ -249,7 +250,8 @@ export class TensorMap extends Resource {
   private readonly state: { hold: Core; buffer: DeviceBuffer };
   private readonly encoded: Encoded;
 
-  private constructor(mode: 'tiled' | 'im2col', dtype: TensorMapDataType, block: Uint8Array, buffer: DeviceBuffer, encoded: Encoded) {
+  private constructor(seal: Sealed, mode: 'tiled' | 'im2col', dtype: TensorMapDataType, block: Uint8Array, buffer: DeviceBuffer, encoded: Encoded) {
+    checkSealed(seal, 'TensorMap', 'TensorMap.tiled() or TensorMap.im2col()');
     const state = { hold: holdBuffer(buffer), buffer };
     super('TensorMap', () => state.hold.close(), [buffer.context]);
     this.mode = mode;
@@ -294,7 +296,7 @@ export class TensorMap extends Resource {
       e.l2,
       e.oob,
     );
-    return new TensorMap('tiled', o.dtype as TensorMapDataType, block, buffer, e);
+    return new TensorMap(SEALED, 'tiled', o.dtype as TensorMapDataType, block, buffer, e);
   }
 
   /**
@@ -351,7 +353,7 @@ export class TensorMap extends Resource {
       e.l2,
       e.oob,
     );
-    return new TensorMap('im2col', o.dtype as TensorMapDataType, block, buffer, e);
+    return new TensorMap(SEALED, 'im2col', o.dtype as TensorMapDataType, block, buffer, e);
   }
 
   /** The encoded CUtensorMap: the value for a {@link TensorMap.argType} kernel parameter (do not modify it). */

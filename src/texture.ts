@@ -14,6 +14,7 @@ import { PinnedHostBuffer } from './memory/pinned-host-buffer';
 import type { HostData } from './memory/arguments';
 import { toStream, type StreamLike } from './stream';
 import { noteUse } from './graph/capture';
+import { SEALED, type Sealed, checkSealed } from './sealed';
 
 /** Channel formats of arrays and textures: each channel's type. */
 export type ChannelFormat = 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'f16' | 'f32';
@@ -114,7 +115,8 @@ export class CudaArray extends Resource {
   /** Bytes per element (channels × channel size). */
   readonly elementBytes: number;
 
-  private constructor(handle: number, ctx: Context, o: Required<Omit<CudaArrayOptions, 'context'>>, elementBytes: number) {
+  private constructor(seal: Sealed, handle: number, ctx: Context, o: Required<Omit<CudaArrayOptions, 'context'>>, elementBytes: number) {
+    checkSealed(seal, 'CudaArray', 'CudaArray.create()');
     super('CudaArray', () => whenNoHostFuncs(() => drv.release(ctx, 'cuArrayDestroy', handle)), [ctx]);
     this.handle = handle;
     this.context = ctx;
@@ -157,7 +159,7 @@ export class CudaArray extends Resource {
     desc.setUint32(32, (o.layered ? drv.CUDA_ARRAY3D_LAYERED : 0) | (o.surface ? drv.CUDA_ARRAY3D_SURFACE_LDST : 0), true);
     drv.call(ctx, 'cuArray3DCreate', drv.out64, new Uint8Array(desc.buffer));
     const fields = { width, height, depth, format: o.format as ChannelFormat, channels, layered: o.layered === true, surface: o.surface === true };
-    return new CudaArray(drv.outNumber(), ctx, fields, bytes * channels);
+    return new CudaArray(SEALED, drv.outNumber(), ctx, fields, bytes * channels);
   }
 
   /** Bytes of the whole array's elements (what copyFrom and copyTo move). */
@@ -434,7 +436,8 @@ export class TextureObject extends Resource {
   readonly source: TextureSource;
   private readonly value: number;
 
-  private constructor(value: number, ctx: Context, source: TextureSource, parent: Resource) {
+  private constructor(seal: Sealed, value: number, ctx: Context, source: TextureSource, parent: Resource) {
+    checkSealed(seal, 'TextureObject', 'TextureObject.create()');
     super('TextureObject', () => whenNoHostFuncs(() => drv.release(ctx, 'cuTexObjectDestroy', value)), [ctx, parent]);
     this.value = value;
     this.context = ctx;
@@ -452,7 +455,7 @@ export class TextureObject extends Resource {
     const tex = textureDesc(where, options);
     r.ctx.check();
     drv.call(r.ctx, 'cuTexObjectCreate', drv.out64, r.desc, tex, null);
-    return new TextureObject(drv.outNumber(), r.ctx, source, r.parent);
+    return new TextureObject(SEALED, drv.outNumber(), r.ctx, source, r.parent);
   }
 }
 
@@ -473,7 +476,8 @@ export class SurfaceObject extends Resource {
   readonly array: CudaArray;
   private readonly value: number;
 
-  private constructor(value: number, array: CudaArray) {
+  private constructor(seal: Sealed, value: number, array: CudaArray) {
+    checkSealed(seal, 'SurfaceObject', 'SurfaceObject.create()');
     const ctx = array.context;
     super('SurfaceObject', () => whenNoHostFuncs(() => drv.release(ctx, 'cuSurfObjectDestroy', value)), [ctx, array]);
     this.value = value;
@@ -488,6 +492,6 @@ export class SurfaceObject extends Resource {
   static create(array: CudaArray): SurfaceObject {
     const r = resourceDesc('SurfaceObject.create', array, true);
     drv.call(r.ctx, 'cuSurfObjectCreate', drv.out64, r.desc);
-    return new SurfaceObject(drv.outNumber(), array);
+    return new SurfaceObject(SEALED, drv.outNumber(), array);
   }
 }

@@ -12,6 +12,7 @@ import * as streams from '../src/stream';
 import { Stream } from '../src/stream';
 import { CudaLibraryError, decodeRecord, encodeRecord, loadLibrary } from '../support';
 import { driverlessContext } from './helpers/fake-driver';
+import { SEALED, type Sealed } from '../src/sealed';
 
 /** A Context stand-in that never calls the driver, one handle per device ordinal. */
 const deviceContext = (device = 0): Context => driverlessContext(0x1000 + device, device);
@@ -26,16 +27,16 @@ function fakeDevice(ordinal: number): Device {
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, device = 0, address = 0x7f0000000000 + device * 0x10000000) {
-    super('DeviceBuffer', address, bytes, deviceContext(device), () => undefined);
+    super(SEALED, 'DeviceBuffer', address, bytes, deviceContext(device), () => undefined);
   }
 }
 
-type CommCtor = new (handle: number, rank: number, count: number, device: Device, context: Context) => Communicator;
+type CommCtor = new (seal: Sealed, handle: number, rank: number, count: number, device: Device, context: Context) => Communicator;
 const made: Communicator[] = [];
 /** A Communicator over a fake handle: collectives validate, then reach the spied NCCL functions. */
 function fakeComm(rank = 0, count = 2, device = 0): Communicator {
   const dev = fakeDevice(device);
-  const comm = new (Communicator as unknown as CommCtor)(0xc0de, rank, count, dev, dev.primaryContext());
+  const comm = new (Communicator as unknown as CommCtor)(SEALED, 0xc0de, rank, count, dev, dev.primaryContext());
   made.push(comm);
   return comm;
 }

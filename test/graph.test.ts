@@ -16,11 +16,12 @@ import { HostCallbackPendingError, assertMayBlock, hostFuncs } from '../src/life
 import { DeviceBuffer } from '../src/memory';
 import { fakeContext, fakeDriver, out, type FakeFn as Fn } from './helpers/fake-driver';
 import { fakeStreamObject } from './helpers/fake-stream';
+import { SEALED } from '../src/sealed';
 
 class FakeBuffer extends DeviceBuffer {
   freed = 0;
   constructor(bytes: number, ctx: Context, address = 0x7f0000000000) {
-    super('DeviceBuffer', address, bytes, ctx, () => {
+    super(SEALED, 'DeviceBuffer', address, bytes, ctx, () => {
       this.freed++;
     });
   }

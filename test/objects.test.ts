@@ -28,6 +28,7 @@ import { poll } from '../src/poll';
 import * as drv from '../src/driver';
 import { driverlessContext, fakeDriver } from './helpers/fake-driver';
 import { fakeStreamObject } from './helpers/fake-stream';
+import { SEALED } from '../src/sealed';
 
 class Thing extends Resource {
   constructor(destroy: () => void, parents: Resource[] = []) {
@@ -41,7 +42,7 @@ class Thing extends Resource {
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, ctx = driverlessContext()) {
-    super('DeviceBuffer', 0x7f0000000000, bytes, ctx, () => undefined);
+    super(SEALED, 'DeviceBuffer', 0x7f0000000000, bytes, ctx, () => undefined);
   }
 }
 
@@ -404,7 +405,7 @@ describe('kernel arguments', () => {
     });
     try {
       const module = Object.assign(Object.create(Module.prototype) as Module, { core: new Core('Module', undefined), context: ctx, handle: 0x2000 });
-      const kernel = new Kernel(module, 0x4000 as never, 'k', ['ptr', 'u32']);
+      const kernel = new Kernel(SEALED, module, 0x4000 as never, 'k', ['ptr', 'u32']);
       const newStream = (handle: number) => fakeStreamObject(ctx, handle);
       const stream = newStream(0x3000);
       const buffer = new FakeBuffer(16, ctx);
@@ -440,7 +441,7 @@ describe('kernel arguments', () => {
       (ctx as unknown as { unusable: unknown }).unusable = undefined;
       invalidate();
       go();
-      const second = new Kernel(module, 0x4001 as never, 'k2', ['ptr', 'u32']);
+      const second = new Kernel(SEALED, module, 0x4001 as never, 'k2', ['ptr', 'u32']);
       launch(stream, cfg, second, buffer, 1);
       kernel.close();
       expect(() => go()).toThrow(/closed/i);

@@ -7,6 +7,7 @@ import * as drv from '../src/driver';
 import { DeviceBuffer } from '../src/memory';
 import type { Context } from '../src/context';
 import { fakeContext, out, type FakeFn as Fn } from './helpers/fake-driver';
+import { SEALED } from '../src/sealed';
 
 const calls: [string, unknown[]][] = [];
 const fakes: Record<string, Fn> = {
@@ -34,7 +35,7 @@ const lastCount = (name: string): unknown => calls.filter(([n]) => n === name).a
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, ctx: Context) {
-    super('DeviceBuffer', 0x7f1000000000, bytes, ctx, () => undefined);
+    super(SEALED, 'DeviceBuffer', 0x7f1000000000, bytes, ctx, () => undefined);
   }
 }
 

@@ -20,6 +20,7 @@ import { ClosedObjectError, OBJECTS_ERROR, ObjectsError, whereOf } from '../erro
 import { openStore, type TcpStore } from './store';
 import { distributedEnvironment } from './rendezvous';
 import type { BroadcastOptions, CollectiveOptions, NcclDtype, ReduceOp, ReduceOptions, RendezvousOptions, UniqueId, WaitOptions } from './communicator-options';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 export type { BroadcastOptions, CollectiveOptions, NcclDtype, ReduceOp, ReduceOptions, RendezvousOptions, UniqueId, WaitOptions };
 export { NCCL_DTYPES, NCCL_OPS, NcclUnavailableError, ncclDataType, ncclRedOp, requireNccl };
@@ -158,7 +159,8 @@ export class Communicator extends Resource {
   // Non-blocking communicators (rendezvous): a call that returned ncclInProgress leaves `pending` set.
   private readonly nb = { nonBlocking: false, pending: false, epoch: 0 };
 
-  private constructor(handle: nccl.ncclComm_t, rank: number, count: number, device: Device, context: Context) {
+  private constructor(seal: Sealed, handle: nccl.ncclComm_t, rank: number, count: number, device: Device, context: Context) {
+    checkSealed(seal, 'Communicator', 'Communicator.initAll(), initRank() or fromEnvironment()');
     const ending = { abort: false, nonBlocking: false };
     super(
       'Communicator',
@@ -216,7 +218,7 @@ export class Communicator extends Resource {
       Int32Array.from(list, (d) => d.ordinal),
     );
     if (status !== 0) throw ncclError('ncclCommInitAll', status);
-    return list.map((d, i) => new Communicator(Number(comms[i]) as nccl.ncclComm_t, i, list.length, d, contexts[i]));
+    return list.map((d, i) => new Communicator(SEALED, Number(comms[i]) as nccl.ncclComm_t, i, list.length, d, contexts[i]));
   }
 
   /** A new ncclUniqueId (128 bytes) for initRank; rank 0 usually makes it and sends it to the others. */
@@ -247,7 +249,7 @@ export class Communicator extends Resource {
     ctx.bind(); // NCCL takes the device of the current context
     const commId: nccl.ncclUniqueId = { internal: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
     const handle = ncclApi().ncclCommInitRank(nranks, commId, rank);
-    return new Communicator(handle, rank, nranks, dev, ctx);
+    return new Communicator(SEALED, handle, rank, nranks, dev, ctx);
   }
 
   /**
@@ -472,7 +474,7 @@ export class Communicator extends Resource {
       if (handle !== 0) ncclRaw().ncclCommAbort(handle);
       throw ncclError('ncclCommInitRankConfig', status);
     }
-    const comm = new Communicator(handle, rank, nranks, dev, ctx);
+    const comm = new Communicator(SEALED, handle, rank, nranks, dev, ctx);
     comm.nb.nonBlocking = true;
     comm.ending.nonBlocking = true;
     comm.nb.pending = status === NCCL_IN_PROGRESS;

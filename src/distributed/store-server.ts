@@ -46,6 +46,7 @@ import {
   runIdOf,
   storeToken,
 } from './store-wire';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 
@@ -253,6 +254,7 @@ export class StoreServer {
   private readonly report: FailureReport;
 
   private constructor(
+    seal: Sealed,
     private readonly servers: net.Server[],
     private readonly token: string,
     private readonly limits: Required<StoreLimits>,
@@ -261,6 +263,7 @@ export class StoreServer {
     runId: string,
     log: (line: string) => void,
   ) {
+    checkSealed(seal, 'StoreServer', 'StoreServer.listen()');
     this.port = port;
     this.host = host;
     this.runId = runId;
@@ -307,7 +310,7 @@ export class StoreServer {
         await listenOne(server, bound, address);
         bound = (server.address() as net.AddressInfo).port; // every address on the first one's port
       }
-      const s = new StoreServer(servers, token, limits, bound, host, runId, log);
+      const s = new StoreServer(SEALED, servers, token, limits, bound, host, runId, log);
       for (const server of servers) {
         server.on('connection', (socket) => s.accept(socket));
         server.on('error', () => undefined); // errors after listening concern single connections

@@ -35,6 +35,7 @@ import {
 } from './store-wire';
 import { DEFAULT_LIMITS, StoreServer, type StoreLimits } from './store-server';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress } from './rendezvous';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 // node:net loads when a store is made: importing cuda-ts does not load it.
 const nodeNet = (): typeof net => require('node:net') as typeof net;
@@ -176,12 +177,14 @@ export class TcpStore {
   private corked = false;
 
   private constructor(
+    seal: Sealed,
     private readonly socket: net.Socket,
     reader: FrameReader,
     timeoutMs: number,
     size: number | undefined,
     private readonly maxMessageBytes: number,
   ) {
+    checkSealed(seal, 'TcpStore', 'TcpStore.connect()');
     this.timeoutMs = timeoutMs;
     this.size = size;
     socket.on('data', (data: Buffer) => {
@@ -278,7 +281,7 @@ export class TcpStore {
               socket.off('data', onData);
               socket.off('error', fail);
               socket.off('close', onClose);
-              return resolve(new TcpStore(socket, reader, a.timeoutMs, a.size, a.maxMessageBytes));
+              return resolve(new TcpStore(SEALED, socket, reader, a.timeoutMs, a.size, a.maxMessageBytes));
             } else if (f.op === Op.Error) {
               return fail(refusalError(host, port, f.payload.toString('utf8'), runId));
             } else {

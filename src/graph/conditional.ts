@@ -3,6 +3,7 @@
 import * as drv from '../driver';
 import type { Graph } from './graph';
 import type { GraphNode } from './nodes';
+import { type Sealed, checkSealed } from '../sealed';
 
 /**
  * A conditional handle (cuGraphConditionalHandleCreate) of a graph: its value decides whether (if),
@@ -13,13 +14,16 @@ import type { GraphNode } from './nodes';
 export class GraphConditional {
   /** @internal use Graph.createConditional */
   constructor(
+    seal: Sealed,
     /** The handle value (CUgraphConditionalHandle). */
     readonly value: bigint,
     /** The graph it was created in (its conditional nodes must be in that graph). */
     readonly graph: Graph,
     /** The value it takes at the start of each launch, or undefined when it keeps the last one. */
     readonly defaultValue: number | undefined,
-  ) {}
+  ) {
+    checkSealed(seal, 'GraphConditional', 'graph.createConditional()');
+  }
 }
 
 /** What {@link Graph.addConditionalNode} returns: the node and its body graphs (owned by the node). */

@@ -32,6 +32,7 @@ import {
   type GraphMemsetOptions,
   type GraphNode,
 } from './nodes';
+import { type Sealed, checkSealed } from '../sealed';
 
 /**
  * An executable graph (from {@link Graph.instantiate}): launched on a stream as one unit. It keeps its
@@ -65,7 +66,8 @@ export class GraphExec extends Resource {
   hostNodes: number;
 
   /** @internal use Graph.instantiate */
-  constructor(handle: drv.CUgraphExec, graph: Graph) {
+  constructor(seal: Sealed, handle: drv.CUgraphExec, graph: Graph) {
+    checkSealed(seal, 'GraphExec', 'graph.instantiate()');
     const context = graph.context;
     super('GraphExec', () => whenNoHostFuncs(() => drv.release(context, 'cuGraphExecDestroy', handle)), [context, graph]);
     this.handle = handle;

@@ -48,6 +48,7 @@ import {
   type GraphMemsetOptions,
   type GraphNode,
 } from './nodes';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /**
  * A CUDA graph (template): built by stream capture or node by node, then instantiated as a
@@ -83,7 +84,8 @@ export class Graph extends Resource {
   /** Host nodes in this graph (and its bodies and child graphs): a launch then counts as a pending callback. @internal */
   hostNodes = 0;
 
-  private constructor(handle: drv.CUgraph, context: Context, holder?: CaptureHolder, owner?: Graph) {
+  private constructor(seal: Sealed, handle: drv.CUgraph, context: Context, holder?: CaptureHolder, owner?: Graph) {
+    checkSealed(seal, 'Graph', 'Graph.create() or Graph.capture()');
     // A conditional body is owned by its node: nothing to destroy, and nothing keeps its owner alive
     // (every call checks the owner instead, so a closed owner makes its bodies unusable).
     super(
@@ -120,7 +122,7 @@ export class Graph extends Resource {
   static create(context?: Context): Graph {
     const ctx = contextOf(context, 'Graph.create: context');
     drv.call(ctx, 'cuGraphCreate', drv.out64, 0);
-    return new Graph(drv.outNumber() as drv.CUgraph, ctx);
+    return new Graph(SEALED, drv.outNumber() as drv.CUgraph, ctx);
   }
 
   /**
@@ -132,7 +134,7 @@ export class Graph extends Resource {
   static adopt(handle: drv.CUgraph, context?: Context): Graph {
     if (typeof handle !== 'number' || !Number.isSafeInteger(handle) || handle <= 0)
       throw new TypeError(`Graph.adopt: handle must be a CUgraph handle (a positive safe integer), got ${describe(handle)}`);
-    return new Graph(handle, contextOf(context, 'Graph.adopt: context'), takeHolder(handle));
+    return new Graph(SEALED, handle, contextOf(context, 'Graph.adopt: context'), takeHolder(handle));
   }
 
   /**
@@ -186,7 +188,7 @@ export class Graph extends Resource {
 
   private static endCapture(stream: Stream): Graph {
     const handle = stream.endCaptureHandle();
-    return new Graph(handle, stream.context, takeHolder(handle));
+    return new Graph(SEALED, handle, stream.context, takeHolder(handle));
   }
 
   private static abandon(stream: Stream): void {
@@ -407,7 +409,7 @@ export class Graph extends Resource {
       dflt ?? 0,
       dflt === undefined ? 0 : drv.CU_GRAPH_COND_ASSIGN_DEFAULT,
     );
-    return new GraphConditional(value[0], this, dflt as number | undefined);
+    return new GraphConditional(SEALED, value[0], this, dflt as number | undefined);
   }
 
   /**
@@ -444,7 +446,7 @@ export class Graph extends Resource {
     const out = dv.getBigUint64(32, true); // phGraph_out: the driver's array of `size` body graphs
     if (out === 0n) throw new ObjectsError(where, OBJECTS_ERROR.missing, `${where}: the driver returned no body graphs`);
     const handles = new BigUint64Array(koffi.view(out, 8 * size).slice(0));
-    const bodies = Array.from(handles, (h) => new Graph(Number(h) as drv.CUgraph, this.context, undefined, this.owner));
+    const bodies = Array.from(handles, (h) => new Graph(SEALED, Number(h) as drv.CUgraph, this.context, undefined, this.owner));
     return { node, bodies };
   }
 
@@ -510,7 +512,7 @@ export class Graph extends Resource {
     this.check();
     if (this.owner !== this) throw new TypeError('Graph.clone: a conditional body cannot be cloned on its own: clone the graph that owns it');
     drv.call(this.context, 'cuGraphClone', drv.out64, this.handle);
-    const copy = new Graph(drv.outNumber() as drv.CUgraph, this.context);
+    const copy = new Graph(SEALED, drv.outNumber() as drv.CUgraph, this.context);
     for (const p of this.core.parents) copy.core.hold(p);
     copy.hostNodes = this.hostNodes;
     return copy;
@@ -621,6 +623,6 @@ export class Graph extends Resource {
     if (!Number.isSafeInteger(flags) || flags < 0)
       throw new RangeError(`Graph.instantiate: flags must be a non-negative integer (CUgraphInstantiate_flags), got ${describe(flags)}`);
     drv.call(this.context, 'cuGraphInstantiateWithFlags', drv.out64, this.handle, flags);
-    return new GraphExec(drv.outNumber() as drv.CUgraphExec, this);
+    return new GraphExec(SEALED, drv.outNumber() as drv.CUgraphExec, this);
   }
 }

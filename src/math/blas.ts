@@ -42,6 +42,7 @@ import { level1Name, LEVEL1_DTYPES, type Level1DType } from './blas-level1';
 
 export type { ComputeType } from './blas-gemm';
 import type { BlasOptions, DotOptions, GemmExOptions, GemmOptions, GemvOptions, VectorOptions } from './blas-options';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 export type { BlasOptions, DotOptions, GemmExOptions, GemmOptions, GemvOptions, VectorOptions };
 
@@ -107,7 +108,8 @@ export class Blas extends StreamBoundResource {
     fn: undefined,
   };
 
-  private constructor(api: typeof cublas, handle: cublas.cublasHandle_t, stream: Stream) {
+  private constructor(seal: Sealed, api: typeof cublas, handle: cublas.cublasHandle_t, stream: Stream) {
+    checkSealed(seal, 'Blas', 'Blas.create()');
     const context = stream.context;
     super(
       'Blas',
@@ -136,7 +138,7 @@ export class Blas extends StreamBoundResource {
       api.cublasDestroy(handle);
       throw e;
     }
-    return new Blas(api, handle, stream);
+    return new Blas(SEALED, api, handle, stream);
   }
 
   /**

@@ -23,6 +23,7 @@ import {
   type cudnnNative,
 } from './cudnn-api';
 import { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDescriptor } from './cudnn-descriptors';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Options of {@link Cudnn.create}. */
 export interface CudnnOptions {
@@ -188,7 +189,8 @@ export class Cudnn extends StreamBoundResource {
   // the last convolution's arguments and plan: a repeated call skips the key and the map
   private last: { conv: unknown; x: unknown; w: unknown; y: unknown; compute: CudnnDType; choice: unknown; limit: number; plan: Plan } | undefined;
 
-  private constructor(handle: cudnnNative.cudnnHandle_t, api: CudnnApi, stream: Stream) {
+  private constructor(seal: Sealed, handle: cudnnNative.cudnnHandle_t, api: CudnnApi, stream: Stream) {
+    checkSealed(seal, 'Cudnn', 'Cudnn.create()');
     const ctx = stream.context;
     super(
       'Cudnn',
@@ -217,7 +219,7 @@ export class Cudnn extends StreamBoundResource {
       api.cudnnDestroy(h);
       throw e;
     }
-    return new Cudnn(h, api, stream);
+    return new Cudnn(SEALED, h, api, stream);
   }
 
   /** cuDNN's version as a number (cudnnGetVersion: 91900 for 9.19.0). Loads cuDNN. */

@@ -33,6 +33,7 @@ import {
   type FftType,
 } from './fft-layout';
 import { scalePlan, scaleSide, type ScalePlan } from './fft-scale';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 export type { FftNormalize, FftPrecision, FftSide, FftType } from './fft-layout';
 
@@ -204,7 +205,17 @@ export class FftPlan extends StreamBoundResource {
   private lastOp: number | undefined = undefined;
   private checkedEpoch = -1;
 
-  private constructor(g: FftGeometry, stream: Stream, h: PlanHandle, state: PlanState, workspaceBytes: number, normalize: FftNormalize, api: PlanApi) {
+  private constructor(
+    seal: Sealed,
+    g: FftGeometry,
+    stream: Stream,
+    h: PlanHandle,
+    state: PlanState,
+    workspaceBytes: number,
+    normalize: FftNormalize,
+    api: PlanApi,
+  ) {
+    checkSealed(seal, 'FftPlan', 'FftPlan.create()');
     const ctx = stream.context;
     super('FftPlan', () => destroyPlan(ctx, h, state), stream);
     this.type = g.type;
@@ -299,7 +310,7 @@ export class FftPlan extends StreamBoundResource {
       }
       throw e;
     }
-    return new FftPlan(g, stream, h, state, bytes, o.normalize, api);
+    return new FftPlan(SEALED, g, stream, h, state, bytes, o.normalize, api);
   }
 
   /** The cufftHandle, for typed-layer calls (`cufft.cufftGetSize(plan.handle)`); valid until close(). */

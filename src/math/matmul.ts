@@ -29,6 +29,7 @@ import {
   type EpilogueTraits,
   type MatrixDescription,
 } from './matmul-layout';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 export type { AuxLayout, Epilogue, MatrixDescription } from './matmul-layout';
 
@@ -198,7 +199,8 @@ export class Matmul extends StreamBoundResource {
   /** Addresses last set on the descriptor (set again only when they change). */
   private readonly pointers = { bias: -1, aux: -1 };
 
-  private constructor(init: MatmulInit) {
+  private constructor(seal: Sealed, init: MatmulInit) {
+    checkSealed(seal, 'Matmul', 'Matmul.create()');
     const { api, lt } = init;
     const owned: { workspace: DeviceBuffer | undefined } = { workspace: undefined };
     super(
@@ -249,7 +251,7 @@ export class Matmul extends StreamBoundResource {
       const pref = track(new LtObject('cublasLtMatmulPreference', api.cublasLtMatmulPreferenceCreate(), (h) => api.cublasLtMatmulPreferenceDestroy(h)));
       const { a, b, c, d } = shape.desc;
       const layouts = [a, b, c ?? d, d].map((s) => track(layoutOf(api, where, s, shape.batch)));
-      return new Matmul({ ...shape, api, stream, lt: { handle, op, pref, layouts } });
+      return new Matmul(SEALED, { ...shape, api, stream, lt: { handle, op, pref, layouts } });
     } catch (e) {
       for (const o of made.reverse()) o.close();
       throw e;

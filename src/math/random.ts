@@ -14,6 +14,7 @@ import { loadCurand, type curand } from '../releases';
 import type { Context } from '../context';
 import type { Stream, StreamLike } from '../stream';
 import { StreamBoundResource, checkCount, lockFields, optionsOf, resolveStream, type Operand, checkOpen } from './common';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 type CurandApi = ReturnType<typeof loadCurand>;
 type GeneratorHandle = ReturnType<CurandApi['curandCreateGenerator']>;
@@ -166,7 +167,8 @@ export class RandomGenerator extends StreamBoundResource {
   private readonly h: GeneratorHandle;
   private readonly api: CurandApi;
 
-  private constructor(kind: RandomKind, dimensions: number, stream: Stream, h: GeneratorHandle, api: CurandApi) {
+  private constructor(seal: Sealed, kind: RandomKind, dimensions: number, stream: Stream, h: GeneratorHandle, api: CurandApi) {
+    checkSealed(seal, 'RandomGenerator', 'RandomGenerator.create()');
     const ctx = stream.context;
     super('RandomGenerator', () => destroyGenerator(ctx, h), stream);
     this.kind = kind;
@@ -204,7 +206,7 @@ export class RandomGenerator extends StreamBoundResource {
       }
       throw e;
     }
-    return new RandomGenerator(o.kind, o.dimensions ?? 1, stream, h, api);
+    return new RandomGenerator(SEALED, o.kind, o.dimensions ?? 1, stream, h, api);
   }
 
   /** The curandGenerator_t, for typed-layer calls; valid until close(). */

@@ -38,6 +38,7 @@ import {
   solverMatrix,
   type SolverError,
 } from './solver-support';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 export { ConvergenceError, NotPositiveDefiniteError, SingularMatrixError, SolverError, type SolverDType } from './solver-support';
 
@@ -55,6 +56,7 @@ const ORGQR = Object.freeze({ f32: 'cusolverDnSorgqr', f64: 'cusolverDnDorgqr', 
 export class LuFactors {
   /** @internal */
   constructor(
+    seal: Sealed,
     /** The factored matrix (L below the diagonal, U on and above, in cuSOLVER's column-major view). */
     readonly a: StridedView,
     /** The row interchanges (i64, 1-based as LAPACK's). */
@@ -63,6 +65,7 @@ export class LuFactors {
     readonly transposed: boolean,
     private readonly ownsPivots: boolean,
   ) {
+    checkSealed(seal, 'LuFactors', 'solver.getrfSync()');
     lockFields(this as LuFactors, ['a', 'pivots', 'transposed']);
   }
 
@@ -148,7 +151,8 @@ export class DenseSolver extends StreamBoundResource {
   private readonly params: cusolver.cusolverDnParams_t;
   private readonly slots: InfoSlots;
 
-  private constructor(handle: cusolver.cusolverDnHandle_t, params: cusolver.cusolverDnParams_t, stream: Stream) {
+  private constructor(seal: Sealed, handle: cusolver.cusolverDnHandle_t, params: cusolver.cusolverDnParams_t, stream: Stream) {
+    checkSealed(seal, 'DenseSolver', 'DenseSolver.create()');
     const slots = new InfoSlots(stream.context);
     super(
       'DenseSolver',
@@ -185,7 +189,7 @@ export class DenseSolver extends StreamBoundResource {
       api.cusolverDnDestroy(h);
       throw e;
     }
-    return new DenseSolver(h, params, stream);
+    return new DenseSolver(SEALED, h, params, stream);
   }
 
   /**
@@ -415,7 +419,7 @@ export class DenseSolver extends StreamBoundResource {
       for (const b of allocated) b.close();
       throw e;
     }
-    const lu = new LuFactors(a, pivots, !A.colMajor, allocated.length > 0);
+    const lu = new LuFactors(SEALED, a, pivots, !A.colMajor, allocated.length > 0);
     return this.launch(
       where,
       'cusolverDnXgetrf',

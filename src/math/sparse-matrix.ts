@@ -10,6 +10,7 @@ import { DeviceBuffer, ownerOf } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
 import { checkCount, checkDType, cudaDataType, lockFields, operand, type DType, type ResolvedOperand } from './common';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Element types of sparse values and dense operands. */
 export type SparseValueType = 'f32' | 'f64' | 'c64' | 'c128';
@@ -195,7 +196,8 @@ export class SparseMatrix extends Resource {
   readonly descriptor: cusparse.cusparseSpMatDescr_t;
 
   /** @internal use csr / coo / csc / fromHost */
-  constructor(format: SparseFormat, p: CheckedParts, descriptor: cusparse.cusparseSpMatDescr_t, owned: readonly DeviceBuffer[]) {
+  constructor(seal: Sealed, format: SparseFormat, p: CheckedParts, descriptor: cusparse.cusparseSpMatDescr_t, owned: readonly DeviceBuffer[]) {
+    checkSealed(seal, 'SparseMatrix', 'SparseMatrix.csr(), coo(), csc() or fromHost()');
     super(
       `SparseMatrix (${format.toUpperCase()})`,
       () => {
@@ -221,7 +223,7 @@ export class SparseMatrix extends Resource {
 
   private static make(where: string, format: SparseFormat, parts: SparseParts): SparseMatrix {
     const p = checkParts(where, format, parts);
-    return new SparseMatrix(format, p, createDescriptor(format, p), []);
+    return new SparseMatrix(SEALED, format, p, createDescriptor(format, p), []);
   }
 
   /**
@@ -303,7 +305,7 @@ export class SparseMatrix extends Resource {
       (device as unknown as Record<string, unknown>)[firstName] = owned[0];
       (device as unknown as Record<string, unknown>)[secondName] = owned[1];
       const p = checkParts(where, format, device);
-      return new SparseMatrix(format, p, createDescriptor(format, p), owned);
+      return new SparseMatrix(SEALED, format, p, createDescriptor(format, p), owned);
     } catch (e) {
       for (const b of owned) b.close();
       throw e;
@@ -394,7 +396,8 @@ export class DenseVector extends Resource {
   /** @internal */
   readonly operand: ResolvedOperand;
 
-  private constructor(r: ResolvedOperand, size: number, dtype: SparseValueType, descriptor: cusparse.cusparseDnVecDescr_t) {
+  private constructor(seal: Sealed, r: ResolvedOperand, size: number, dtype: SparseValueType, descriptor: cusparse.cusparseDnVecDescr_t) {
+    checkSealed(seal, 'DenseVector', 'DenseVector.of()');
     super('DenseVector', () => loadCusparse().cusparseDestroyDnVec(descriptor), [ownerOf(r.buffer)]);
     this.size = size;
     this.dtype = dtype;
@@ -418,7 +421,7 @@ export class DenseVector extends Resource {
     const size = options.size === undefined ? operand(where, 'v', v, dtype).shape[0] : checkCount(where, 'size', options.size);
     const r = denseVector(where, 'v', v, dtype, size);
     // size counts elements (cusparseCreateDnVec's unit), never bytes
-    return new DenseVector(r, size, dtype, loadCusparse().cusparseCreateDnVec(size, r.address, cudaDataType(where, dtype)));
+    return new DenseVector(SEALED, r, size, dtype, loadCusparse().cusparseCreateDnVec(size, r.address, cudaDataType(where, dtype)));
   }
 }
 
@@ -437,7 +440,8 @@ export class DenseMatrix extends Resource {
   /** @internal */
   readonly shape: DenseShape;
 
-  private constructor(s: DenseShape, dtype: SparseValueType, descriptor: cusparse.cusparseDnMatDescr_t) {
+  private constructor(seal: Sealed, s: DenseShape, dtype: SparseValueType, descriptor: cusparse.cusparseDnMatDescr_t) {
+    checkSealed(seal, 'DenseMatrix', 'DenseMatrix.of()');
     super('DenseMatrix', () => loadCusparse().cusparseDestroyDnMat(descriptor), [ownerOf(s.r.buffer)]);
     this.rows = s.rows;
     this.cols = s.cols;
@@ -457,6 +461,6 @@ export class DenseMatrix extends Resource {
     const where = 'DenseMatrix.of';
     const dtype = checkDType(where, 'dtype', viewDType(v), SPARSE_VALUE_TYPES);
     const s = denseMatrix(where, 'v', v, dtype);
-    return new DenseMatrix(s, dtype, loadCusparse().cusparseCreateDnMat(s.rows, s.cols, s.ld, s.r.address, cudaDataType(where, dtype), s.order));
+    return new DenseMatrix(SEALED, s, dtype, loadCusparse().cusparseCreateDnMat(s.rows, s.cols, s.ld, s.r.address, cudaDataType(where, dtype), s.order));
   }
 }

@@ -16,6 +16,7 @@ import type { StreamLike } from '../stream';
 import type { Context } from '../context';
 import { ScalarBox, StreamBoundResource, createStream, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
 import { CUSPARSE_INDEX_TYPE, DenseMatrix, DenseVector, SparseMatrix, denseMatrix, denseVector, type DenseShape, type SparseValueType } from './sparse-matrix';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** A sparse operand's operation: 'N' as is, 'T' transposed, 'C' conjugate-transposed. */
 export type SparseOp = 'N' | 'T' | 'C';
@@ -171,7 +172,8 @@ export class Sparse extends StreamBoundResource {
   private lastSpmv: SpmvCall | undefined;
   private prevSpmv: SpmvCall | undefined;
 
-  private constructor(handle: cusparse.cusparseHandle_t, stream: ReturnType<typeof resolveStream>) {
+  private constructor(seal: Sealed, handle: cusparse.cusparseHandle_t, stream: ReturnType<typeof resolveStream>) {
+    checkSealed(seal, 'Sparse', 'Sparse.create()');
     const vectors = new Map<string, Map<number, CachedDense>>();
     const matrices = new Map<string, CachedDense>();
     const workspaces = new Map<string, DeviceBuffer | undefined>();
@@ -206,7 +208,7 @@ export class Sparse extends StreamBoundResource {
       api.cusparseDestroy(h);
       throw e;
     }
-    return new Sparse(h, stream);
+    return new Sparse(SEALED, h, stream);
   }
 
   /**
@@ -527,7 +529,7 @@ function runSpgemm(
     const first = { address: offsets.ptr, dtype: A.indexType, shape: [A.rows + 1], strides: [1], buffer: offsets };
     const second = { address: cols.ptr, dtype: A.indexType, shape: [nnz], strides: [1], buffer: cols };
     const vals = { address: values.ptr, dtype: A.dtype, shape: [nnz], strides: [1], buffer: values };
-    const result = new SparseMatrix('csr', { ...parts, first, second, values: vals }, C, owned);
+    const result = new SparseMatrix(SEALED, 'csr', { ...parts, first, second, values: vals }, C, owned);
     C = undefined;
     return result;
   } catch (e) {

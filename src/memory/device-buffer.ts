@@ -27,6 +27,7 @@ import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
 import { stageToDevice, stageToHost, stages } from './staging';
 import type { MemoryPool } from './memory-pool';
 import type { PinnedHostBuffer } from './pinned-host-buffer';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Options of {@link DeviceBuffer.alloc} and {@link DeviceBuffer.from}. */
 export interface AllocOptions {
@@ -120,6 +121,7 @@ export class DeviceBuffer extends Resource {
    * @param parent the buffer a view is made from
    */
   protected constructor(
+    seal: Sealed,
     kind: string,
     address: number,
     byteLength: number,
@@ -129,6 +131,7 @@ export class DeviceBuffer extends Resource {
     pool?: MemoryPool,
     parent?: DeviceBuffer,
   ) {
+    checkSealed(seal, 'DeviceBuffer', 'DeviceBuffer.alloc(), from() or wrap()');
     super(kind, destroy);
     if (parent === undefined) {
       const core = this.core;
@@ -146,7 +149,7 @@ export class DeviceBuffer extends Resource {
 
   /** A pool's stream-ordered block (freed by `core` on its stream). @internal use MemoryPool.alloc */
   static adoptPoolBlock(address: number, byteLength: number, context: Context, core: Core, stream: Stream, pool: MemoryPool): DeviceBuffer {
-    return new DeviceBuffer('DeviceBuffer', address, byteLength, context, core, stream, pool);
+    return new DeviceBuffer(SEALED, 'DeviceBuffer', address, byteLength, context, core, stream, pool);
   }
 
   /**
@@ -176,7 +179,7 @@ export class DeviceBuffer extends Resource {
           const h = st.handle;
           const cls = sizeClass(byteLength);
           const ptr = allocCached(ctx, cls, h, 'DeviceBuffer.alloc');
-          return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, new CachedBlockCore('DeviceBuffer', ctx, ptr, cls, h), st);
+          return new DeviceBuffer(SEALED, 'DeviceBuffer', ptr, byteLength, ctx, new CachedBlockCore('DeviceBuffer', ctx, ptr, cls, h), st);
         }
       }
     }
@@ -199,7 +202,7 @@ export class DeviceBuffer extends Resource {
     ctx.check();
     if (stream.context !== ctx) throw new TypeError(`DeviceBuffer.alloc: the stream belongs to ${String(stream.context)}, the allocation to ${String(ctx)}`);
     const h = stream.handle;
-    if (byteLength === 0) return new DeviceBuffer('DeviceBuffer', 0, 0, ctx, undefined, stream);
+    if (byteLength === 0) return new DeviceBuffer(SEALED, 'DeviceBuffer', 0, 0, ctx, undefined, stream);
     if (pool !== undefined) {
       pool.check();
       return pool.allocOnStream(byteLength, ctx, stream, h);
@@ -208,18 +211,18 @@ export class DeviceBuffer extends Resource {
     if (options.cache !== false && cachingEnabled() && stream.capture === undefined) {
       const cls = sizeClass(byteLength);
       const ptr = allocCached(ctx, cls, h, 'DeviceBuffer.alloc');
-      return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, new CachedBlockCore('DeviceBuffer', ctx, ptr, cls, h), stream);
+      return new DeviceBuffer(SEALED, 'DeviceBuffer', ptr, byteLength, ctx, new CachedBlockCore('DeviceBuffer', ctx, ptr, cls, h), stream);
     }
     const ptr = allocUncached(ctx, byteLength, h);
-    return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, new StreamFreeCore('DeviceBuffer', ctx, ptr, h), stream);
+    return new DeviceBuffer(SEALED, 'DeviceBuffer', ptr, byteLength, ctx, new StreamFreeCore('DeviceBuffer', ctx, ptr, h), stream);
   }
 
   private static allocSync(byteLength: number, ctx: Context): DeviceBuffer {
     ctx.check();
-    if (byteLength === 0) return new DeviceBuffer('DeviceBuffer', 0, 0, ctx, undefined);
+    if (byteLength === 0) return new DeviceBuffer(SEALED, 'DeviceBuffer', 0, 0, ctx, undefined);
     drv.allocate(ctx, 'cuMemAlloc', drv.out64, byteLength);
     const ptr = drv.outNumber();
-    return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', ptr)));
+    return new DeviceBuffer(SEALED, 'DeviceBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', ptr)));
   }
 
   /**
@@ -246,7 +249,7 @@ export class DeviceBuffer extends Resource {
     // A no-op destroy when an owner Resource is held: the wrapper is then registered for GC, so a
     // forgotten wrapper still lets its owner go.
     const kind = o.hostAccessible ? 'DeviceBuffer (wrapped, host-accessible)' : 'DeviceBuffer (wrapped)';
-    const buf = new DeviceBuffer(kind, address, byteLength, ctx, owner instanceof Resource ? () => undefined : undefined);
+    const buf = new DeviceBuffer(SEALED, kind, address, byteLength, ctx, owner instanceof Resource ? () => undefined : undefined);
     if (owner instanceof Resource) buf.core.addParent(owner.core);
     if (owner !== undefined) owners.set(buf, owner);
     return buf;
@@ -376,7 +379,7 @@ export class DeviceBuffer extends Resource {
     if (begin > this.byteLength || end > this.byteLength)
       throw new RangeError(`DeviceBuffer.subarray(${begin}, ${end}): out of bounds of a ${this.byteLength}-byte buffer`);
     const len = Math.max(0, end - begin);
-    return new DeviceBuffer('DeviceBuffer (view)', this.address + begin, len, this.context, undefined, this.stream, this.pool, this.parent ?? this);
+    return new DeviceBuffer(SEALED, 'DeviceBuffer (view)', this.address + begin, len, this.context, undefined, this.stream, this.pool, this.parent ?? this);
   }
 
   /** The stream of a copy: the option's, else the allocating stream, else undefined (synchronous). */

@@ -42,6 +42,7 @@ import { type PollOptions } from '../poll';
 import { waitFor } from '../await/waiter';
 import type { DescriptorTicket } from './fd-passing';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 // node:net and node:crypto load only when a pool is exported or imported
 const fdPassing = (): typeof import('./fd-passing') => require('./fd-passing') as typeof import('./fd-passing');
@@ -175,10 +176,19 @@ export interface BufferHandle {
 /** A device buffer allocated from, or imported into, a pool; or opened from a legacy handle. */
 export class SharedBuffer extends DeviceBuffer {
   /** @internal `keep` (the pool) is kept alive until this buffer is freed, like a parent. */
-  constructor(kind: string, address: number, byteLength: number, context: Context, destroy: (() => void) | undefined, keep: Resource | undefined) {
+  constructor(
+    seal: Sealed,
+    kind: string,
+    address: number,
+    byteLength: number,
+    context: Context,
+    destroy: (() => void) | undefined,
+    keep: Resource | undefined,
+  ) {
+    checkSealed(seal, 'SharedBuffer', 'pool.alloc(), pool.importBuffer() or openMemHandle()');
     const keepCore = keep?.core;
     if (keepCore) keepCore.refs++;
-    super(kind, address, byteLength, context, () => {
+    super(seal, kind, address, byteLength, context, () => {
       try {
         destroy?.();
       } finally {
@@ -204,7 +214,8 @@ export class IpcMemoryPool extends Resource {
   /** The device whose memory the pool holds. */
   readonly device: number;
 
-  private constructor(handle: drv.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
+  private constructor(seal: Sealed, handle: drv.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
+    checkSealed(seal, 'IpcMemoryPool', 'IpcMemoryPool.create()');
     super(
       'IpcMemoryPool',
       () =>
@@ -240,7 +251,7 @@ export class IpcMemoryPool extends Resource {
     props.setBigUint64(24, BigInt(maxSize), true);
     drv.call(ctx, 'cuMemPoolCreate', drv.out64, new Uint8Array(props.buffer));
     const pool = drv.outNumber() as drv.CUmemoryPool;
-    return new IpcMemoryPool(pool, ctx, device, { fd: -1 });
+    return new IpcMemoryPool(SEALED, pool, ctx, device, { fd: -1 });
   }
 
   /**
@@ -257,7 +268,7 @@ export class IpcMemoryPool extends Resource {
     const ctx = this.context;
     drv.allocate(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
     const ptr = drv.outNumber();
-    return new SharedBuffer('SharedBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFreeAsync', ptr, h)), this);
+    return new SharedBuffer(SEALED, 'SharedBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFreeAsync', ptr, h)), this);
   }
 
   /**
@@ -303,7 +314,8 @@ export class ImportedMemoryPool extends Resource {
   /** How the descriptor was obtained. */
   readonly via: 'socket' | 'pidfd_getfd' | 'procfs' | 'given' | 'same-process';
 
-  private constructor(handle: drv.CUmemoryPool, context: Context, pid: number, via: ImportedMemoryPool['via']) {
+  private constructor(seal: Sealed, handle: drv.CUmemoryPool, context: Context, pid: number, via: ImportedMemoryPool['via']) {
+    checkSealed(seal, 'ImportedMemoryPool', 'ImportedMemoryPool.open()');
     super('ImportedMemoryPool', handle === 0 ? undefined : () => whenNoHostFuncs(() => drv.release(context, 'cuMemPoolDestroy', handle)), [context]);
     this.handle = handle;
     this.context = context;
@@ -321,7 +333,7 @@ export class ImportedMemoryPool extends Resource {
     const device = options.device ?? (h.device as number);
     if (!Number.isInteger(device) || device < 0) throw new TypeError(`${call}: device must be a device ordinal`);
     const ctx = Context.primary(device);
-    if (pid === process.pid && options.fd === undefined) return new ImportedMemoryPool(0 as drv.CUmemoryPool, ctx, pid, 'same-process');
+    if (pid === process.pid && options.fd === undefined) return new ImportedMemoryPool(SEALED, 0 as drv.CUmemoryPool, ctx, pid, 'same-process');
     let fd: number;
     let via: ImportedMemoryPool['via'];
     if (options.fd !== undefined) {
@@ -352,7 +364,7 @@ export class ImportedMemoryPool extends Resource {
         desc.setInt32(8, drv.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE, true);
         drv.call(ctx, 'cuMemPoolSetAccess', pool, new Uint8Array(desc.buffer), 1);
       }
-      return new ImportedMemoryPool(pool, ctx, pid, via);
+      return new ImportedMemoryPool(SEALED, pool, ctx, pid, via);
     } finally {
       if (via !== 'given') closeRawFd(fd); // the driver holds its own reference once imported
     }
@@ -373,11 +385,11 @@ export class ImportedMemoryPool extends Resource {
     const ctx = this.context;
     if (this.handle === 0) {
       const address = checkSize(`${call}: address`, h.address);
-      return new SharedBuffer('SharedBuffer (same process)', address, byteLength, ctx, undefined, this);
+      return new SharedBuffer(SEALED, 'SharedBuffer (same process)', address, byteLength, ctx, undefined, this);
     }
     drv.call(ctx, 'cuMemPoolImportPointer', drv.out64, this.handle, data);
     const ptr = drv.outNumber();
-    return new SharedBuffer('SharedBuffer (imported)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', ptr)), this);
+    return new SharedBuffer(SEALED, 'SharedBuffer (imported)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', ptr)), this);
   }
 }
 
@@ -452,11 +464,19 @@ export function openMemHandle(handle: MemHandle, options: { device?: number } = 
   const ctx = Context.primary(device);
   if (pid === process.pid) {
     // cuIpcOpenMemHandle refuses handles of its own process; the address is valid here already
-    return new SharedBuffer('SharedBuffer (same process)', checkSize(`${call}: address`, h.address), byteLength, ctx, undefined, undefined);
+    return new SharedBuffer(SEALED, 'SharedBuffer (same process)', checkSize(`${call}: address`, h.address), byteLength, ctx, undefined, undefined);
   }
   drv.call(ctx, 'cuIpcOpenMemHandle', drv.out64, handleRecord(bytes), drv.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
   const ptr = drv.outNumber();
-  return new SharedBuffer('SharedBuffer (ipc)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuIpcCloseMemHandle', ptr)), undefined);
+  return new SharedBuffer(
+    SEALED,
+    'SharedBuffer (ipc)',
+    ptr,
+    byteLength,
+    ctx,
+    () => whenNoHostFuncs(() => drv.release(ctx, 'cuIpcCloseMemHandle', ptr)),
+    undefined,
+  );
 }
 
 /** An IPC event handle (cuIpcGetEventHandle). */
@@ -495,7 +515,8 @@ export class SharedEvent extends Resource {
   /** The context it belongs to. */
   readonly context: Context;
 
-  private constructor(handle: drv.CUevent, context: Context, owned = true) {
+  private constructor(seal: Sealed, handle: drv.CUevent, context: Context, owned = true) {
+    checkSealed(seal, 'SharedEvent', 'SharedEvent.open()');
     super(owned ? 'SharedEvent' : 'SharedEvent (same process)', !owned ? undefined : () => drv.release(context, 'cuEventDestroy', handle), [context]);
     this.handle = handle;
     this.context = context;
@@ -511,9 +532,9 @@ export class SharedEvent extends Resource {
     if (!Number.isInteger(dev) || dev < 0) throw new TypeError(`${call}: device must be a device ordinal`);
     const ctx = Context.primary(dev);
     // a handle of this very process (a worker thread): the event is valid here as it is, owned by the exporter
-    if (o.pid === process.pid) return new SharedEvent(checkSize(`${call}: event`, o.event) as drv.CUevent, ctx, false);
+    if (o.pid === process.pid) return new SharedEvent(SEALED, checkSize(`${call}: event`, o.event) as drv.CUevent, ctx, false);
     drv.call(ctx, 'cuIpcOpenEventHandle', drv.out64, handleRecord(bytes));
-    return new SharedEvent(drv.outNumber() as drv.CUevent, ctx);
+    return new SharedEvent(SEALED, drv.outNumber() as drv.CUevent, ctx);
   }
 
   /**

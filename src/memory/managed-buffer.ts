@@ -11,6 +11,7 @@ import { checkedSize, optionsObject, rangeCheck } from './arguments';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
 import type { MemoryPool } from './memory-pool';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /**
  * Unified memory (cuMemAllocManaged): usable from the device and, through `array()`, from the host.
@@ -29,13 +30,22 @@ import type { MemoryPool } from './memory-pool';
  * ```
  */
 export class ManagedBuffer extends DeviceBuffer {
-  private constructor(address: number, byteLength: number, context: Context, destroy: (() => void) | Core | undefined, stream?: Stream, pool?: MemoryPool) {
-    super('ManagedBuffer', address, byteLength, context, destroy, stream, pool);
+  private constructor(
+    seal: Sealed,
+    address: number,
+    byteLength: number,
+    context: Context,
+    destroy: (() => void) | Core | undefined,
+    stream?: Stream,
+    pool?: MemoryPool,
+  ) {
+    checkSealed(seal, 'ManagedBuffer', 'ManagedBuffer.alloc()');
+    super(seal, 'ManagedBuffer', address, byteLength, context, destroy, stream, pool);
   }
 
   /** A managed pool's allocation (freed by `core` on its stream). @internal */
   static adopt(address: number, byteLength: number, context: Context, core: Core, stream: Stream, pool: MemoryPool): ManagedBuffer {
-    return new ManagedBuffer(address, byteLength, context, core, stream, pool);
+    return new ManagedBuffer(SEALED, address, byteLength, context, core, stream, pool);
   }
 
   /**
@@ -61,7 +71,7 @@ export class ManagedBuffer extends DeviceBuffer {
       ptr = drv.outNumber();
     }
     const address = ptr;
-    return new ManagedBuffer(ptr, byteLength, ctx, ptr === 0 ? undefined : () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', address)));
+    return new ManagedBuffer(SEALED, ptr, byteLength, ctx, ptr === 0 ? undefined : () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', address)));
   }
 
   /** Always true: managed memory is reachable from the host (`array()`). */

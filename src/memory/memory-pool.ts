@@ -12,6 +12,7 @@ import { memoryPoolBrand } from './brands';
 import { DeviceBuffer, StreamFreeCore } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
 import { ManagedBuffer } from './managed-buffer';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** What a pool's memory is: device memory, page-locked host memory, or managed (unified) memory. */
 export type PoolMemoryType = 'device' | 'pinnedHost' | 'managed';
@@ -101,7 +102,8 @@ export class MemoryPool extends Resource {
   /** What the pool's memory is: device memory, page-locked host memory or managed memory. */
   readonly memoryType: PoolMemoryType;
 
-  private constructor(handle: drv.CUmemoryPool, context: Context, owned: boolean, memoryType: PoolMemoryType = 'device', kind?: string) {
+  private constructor(seal: Sealed, handle: drv.CUmemoryPool, context: Context, owned: boolean, memoryType: PoolMemoryType = 'device', kind?: string) {
+    checkSealed(seal, 'MemoryPool', 'MemoryPool.create() or MemoryPool.default()');
     super(
       kind ?? (owned ? 'MemoryPool' : 'MemoryPool (default)'),
       owned ? () => whenNoHostFuncs(() => drv.release(context, 'cuMemPoolDestroy', handle)) : undefined,
@@ -131,7 +133,7 @@ export class MemoryPool extends Resource {
     const ctx = MemoryPool.contextFor('MemoryPool.default', device, context);
     drv.call(ctx, 'cuDeviceGet', drv.out32, device ?? ctx.device);
     drv.call(ctx, 'cuDeviceGetDefaultMemPool', drv.out64, drv.out32[0]);
-    return new MemoryPool(drv.outNumber() as drv.CUmemoryPool, ctx, false);
+    return new MemoryPool(SEALED, drv.outNumber() as drv.CUmemoryPool, ctx, false);
   }
 
   /** cuMemPoolCreate with the given CUmemPoolProps fields; sets the release threshold. */
@@ -159,7 +161,7 @@ export class MemoryPool extends Resource {
     props.setInt32(12, location.id, true);
     props.setBigUint64(24, BigInt(maxSize), true);
     drv.call(ctx, 'cuMemPoolCreate', drv.out64, new Uint8Array(props.buffer));
-    const pool = new MemoryPool(drv.outNumber() as drv.CUmemoryPool, ctx, true, memoryType, kind);
+    const pool = new MemoryPool(SEALED, drv.outNumber() as drv.CUmemoryPool, ctx, true, memoryType, kind);
     try {
       if (o.releaseThreshold !== undefined) pool.releaseThreshold = o.releaseThreshold as number;
     } catch (e) {
@@ -257,7 +259,7 @@ export class MemoryPool extends Resource {
       throw new TypeError(`MemoryPool.wrap: memoryType must be 'device', 'pinnedHost' or 'managed', got ${describe(type)}`);
     const ctx = contextOf(o.context, 'MemoryPool.wrap: context');
     ctx.check();
-    return new MemoryPool(h as drv.CUmemoryPool, ctx, o.owned === true, type, o.owned ? 'MemoryPool (wrapped, owned)' : 'MemoryPool (wrapped)');
+    return new MemoryPool(SEALED, h as drv.CUmemoryPool, ctx, o.owned === true, type, o.owned ? 'MemoryPool (wrapped, owned)' : 'MemoryPool (wrapped)');
   }
 
   /**

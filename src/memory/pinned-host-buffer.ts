@@ -21,6 +21,7 @@ import {
 } from './arguments';
 import { pinnedHostBufferBrand } from './brands';
 import { DeviceBuffer, ownerOf } from './device-buffer';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Options of {@link PinnedHostBuffer.alloc} and {@link PinnedHostBuffer.from}. */
 export interface PinnedOptions {
@@ -57,7 +58,8 @@ export class PinnedHostBuffer extends Resource {
   private readonly address: number;
   private device: drv.CUdeviceptr | undefined;
 
-  private constructor(address: number, byteLength: number, context: Context) {
+  private constructor(seal: Sealed, address: number, byteLength: number, context: Context) {
+    checkSealed(seal, 'PinnedHostBuffer', 'PinnedHostBuffer.alloc() or from()');
     super('PinnedHostBuffer', address === 0 ? undefined : () => whenNoHostFuncs(() => drv.release(context, 'cuMemFreeHost', address)), [context]);
     this.address = address;
     this.byteLength = byteLength;
@@ -85,7 +87,7 @@ export class PinnedHostBuffer extends Resource {
       drv.allocate(ctx, 'cuMemHostAlloc', drv.out64, byteLength, flags);
       ptr = drv.outNumber();
     }
-    return new PinnedHostBuffer(ptr, byteLength, ctx);
+    return new PinnedHostBuffer(SEALED, ptr, byteLength, ctx);
   }
 
   /**

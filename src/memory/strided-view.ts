@@ -6,6 +6,7 @@ import { checkKeys, describe, integerRule } from '../describe';
 import { DeviceBuffer } from './device-buffer';
 import { ManagedBuffer } from './managed-buffer';
 import { PinnedHostBuffer } from './pinned-host-buffer';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Element types of a {@link StridedView} (f16/bf16 read back as their 16-bit patterns; complex as interleaved pairs). */
 export type DType = 'bool' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'bf16' | 'f32' | 'f64' | 'c64' | 'c128';
@@ -123,7 +124,8 @@ export class StridedView {
   /** Read-only for consumers (see {@link StridedViewOptions.readOnly}). */
   readonly readOnly: boolean;
 
-  private constructor(buffer: StridedViewBuffer, dtype: DType, shape: number[], strides: number[], byteOffset: number, readOnly: boolean) {
+  private constructor(seal: Sealed, buffer: StridedViewBuffer, dtype: DType, shape: number[], strides: number[], byteOffset: number, readOnly: boolean) {
+    checkSealed(seal, 'StridedView', 'StridedView.of()');
     this.buffer = buffer;
     this.dtype = dtype;
     this.shape = Object.freeze(shape);
@@ -165,7 +167,7 @@ export class StridedView {
           `${where}: shape [${shape}] with strides [${strides}] from byte ${byteOffset} reaches bytes [${lo}, ${hi}), outside the ${buffer.byteLength}-byte buffer`,
         );
     }
-    return new StridedView(buffer, dtype, shape, strides, byteOffset, options.readOnly ?? false);
+    return new StridedView(SEALED, buffer, dtype, shape, strides, byteOffset, options.readOnly ?? false);
   }
 
   /** Number of dimensions. */
@@ -212,6 +214,7 @@ export class StridedView {
     if (order.length !== n || new Set(order).size !== n || order.some((a) => a >= n))
       throw new RangeError(`StridedView.transpose: axes must be a permutation of 0..${n - 1}, got [${order}]`);
     return new StridedView(
+      SEALED,
       this.buffer,
       this.dtype,
       order.map((a) => this.shape[a]),

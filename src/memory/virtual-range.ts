@@ -11,6 +11,7 @@ import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Options of {@link PhysicalMemory.create} (and {@link PhysicalMemory.granularity}). */
 export interface PhysicalMemoryOptions {
@@ -135,7 +136,8 @@ export class PhysicalMemory extends Resource {
   /** The CUmemGenericAllocationHandle. @internal */
   readonly handle: bigint;
 
-  private constructor(ctx: Context, size: number, prop: Uint8Array, granularity: number, handle: bigint) {
+  private constructor(seal: Sealed, ctx: Context, size: number, prop: Uint8Array, granularity: number, handle: bigint) {
+    checkSealed(seal, 'PhysicalMemory', 'PhysicalMemory.create()');
     super('PhysicalMemory', () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemRelease', handle)), [ctx]);
     const v = new DataView(prop.buffer);
     this.context = ctx;
@@ -177,7 +179,7 @@ export class PhysicalMemory extends Resource {
     const g = granularityOf(ctx, prop, 'minimum');
     if (size % g !== 0) throw new RangeError(`${where}: size ${size} is not a multiple of the ${g}-byte allocation granularity (PhysicalMemory.granularity())`);
     drv.allocate(ctx, 'cuMemCreate', drv.out64, size, prop, 0); // out of memory: the cache gives back and it retries once
-    return new PhysicalMemory(ctx, size, prop, g, drv.out64[0]);
+    return new PhysicalMemory(SEALED, ctx, size, prop, g, drv.out64[0]);
   }
 
   toString(): string {
@@ -260,7 +262,8 @@ export class VirtualAddressRange extends Resource {
   readonly size: number;
   private readonly state: RangeState;
 
-  private constructor(state: RangeState) {
+  private constructor(seal: Sealed, state: RangeState) {
+    checkSealed(seal, 'VirtualAddressRange', 'VirtualAddressRange.reserve()');
     super('VirtualAddressRange', () => whenNoHostFuncs(() => destroyRange(state)), [state.ctx]);
     this.context = state.ctx;
     this.size = state.size;
@@ -281,7 +284,7 @@ export class VirtualAddressRange extends Resource {
     const ctx = o.context !== undefined ? contextOf(o.context, `${where}: context`) : Context.current();
     ctx.check();
     drv.call(ctx, 'cuMemAddressReserve', drv.out64, size, alignment, address, 0);
-    return new VirtualAddressRange({ ctx, va: drv.outNumber(), size, mappings: [] });
+    return new VirtualAddressRange(SEALED, { ctx, va: drv.outNumber(), size, mappings: [] });
   }
 
   /** The range's first address (fixed for its life). */

@@ -9,6 +9,7 @@ import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation } from './location';
+import { SEALED, type Sealed, checkSealed } from '../sealed';
 
 /** Options of {@link VirtualMemoryResource.create}. */
 export interface VirtualMemoryOptions {
@@ -91,7 +92,17 @@ export class VirtualMemoryResource extends Resource {
   private readonly prop: Uint8Array;
   private readonly access: Uint8Array;
 
-  private constructor(ctx: Context, device: number, granularity: number, state: State, prop: Uint8Array, access: Uint8Array, accessFrom: number[]) {
+  private constructor(
+    seal: Sealed,
+    ctx: Context,
+    device: number,
+    granularity: number,
+    state: State,
+    prop: Uint8Array,
+    access: Uint8Array,
+    accessFrom: number[],
+  ) {
+    checkSealed(seal, 'VirtualMemoryResource', 'VirtualMemoryResource.create()');
     super('VirtualMemoryResource', () => whenNoHostFuncs(() => destroy(state)), [ctx]);
     this.context = ctx;
     this.device = device;
@@ -152,7 +163,7 @@ export class VirtualMemoryResource extends Resource {
     if (initial > reserved) throw new RangeError(`${where}: initialSize ${initial} is larger than maxSize ${maxSize}`);
     drv.call(ctx, 'cuMemAddressReserve', drv.out64, reserved, alignment, 0, 0);
     const state: State = { ctx, va: drv.outNumber(), reserved, mapped: 0, chunks: [] };
-    const vm = new VirtualMemoryResource(ctx, device, granularity, state, prop, access, accessFrom as number[]);
+    const vm = new VirtualMemoryResource(SEALED, ctx, device, granularity, state, prop, access, accessFrom as number[]);
     if (initial > 0) {
       try {
         vm.grow(initial);

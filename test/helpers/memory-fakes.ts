@@ -6,6 +6,7 @@ import type { Context } from '../../src/context';
 import { provideDriverVersion } from '../../src/memory/copy-batch';
 import { DeviceBuffer } from '../../src/memory';
 import { out, type FakeFn as Fn } from './fake-driver';
+import { SEALED } from '../../src/sealed';
 
 type Call = [string, unknown[]];
 
@@ -130,7 +131,7 @@ export const last = (name: string): unknown[] => {
 export class FakeBuffer extends DeviceBuffer {
   freed = 0;
   constructor(bytes: number, ctx: Context, address = 0x7f1000000000) {
-    super('DeviceBuffer', address, bytes, ctx, () => {
+    super(SEALED, 'DeviceBuffer', address, bytes, ctx, () => {
       this.freed++;
     });
   }

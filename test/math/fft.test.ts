@@ -12,13 +12,14 @@ import { fft, fftPlanCache, fftn, ifft, irfft, rfft } from '../../src/math/fft-f
 import { cufftLayout, geometryFromSizes, geometryFromViews, geometryKey, normalizeFactors, type FftGeometry } from '../../src/math/fft-layout';
 import * as scaling from '../../src/math/fft-scale';
 import { driverlessContext, fakeDriver, out } from '../helpers/fake-driver';
+import { SEALED } from '../../src/sealed';
 
 const ctx = driverlessContext();
 
 const BASE_ADDRESS = 0x7f0000000000;
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, address = BASE_ADDRESS) {
-    super('DeviceBuffer', address, bytes, ctx, () => undefined);
+    super(SEALED, 'DeviceBuffer', address, bytes, ctx, () => undefined);
   }
 }
 
@@ -154,7 +155,7 @@ function fakeApi() {
 /** A plan over a fake handle (7) on `stream` (default: a driverless context's legacy stream). */
 function fakePlan(g: FftGeometry, normalize: 'none' | 'backward' | 'ortho' = 'none', stream = Stream.legacyDefault(ctx)) {
   const { exec, api } = fakeApi();
-  const plan = new (FftPlan as unknown as PlanCtor)(g, stream, 7, { workspace: undefined }, 0, normalize, api);
+  const plan = new (FftPlan as unknown as PlanCtor)(SEALED, g, stream, 7, { workspace: undefined }, 0, normalize, api);
   // closing must not reach cuFFT here: the destroy is replaced
   (plan.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   return { plan, exec, api };

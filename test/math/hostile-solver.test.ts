@@ -21,6 +21,7 @@ import {
   sweep as sweepValues,
   bufferMaker,
 } from './hostile-values';
+import { SEALED, type Sealed } from '../../src/sealed';
 
 const calls: CallLog = [];
 const fakeCusolver = new Proxy({} as Record<string, unknown>, {
@@ -54,10 +55,10 @@ beforeAll(() => {
 });
 afterAll(() => fake.restore());
 
-type SolverCtor = new (handle: number, params: number, stream: Stream) => DenseSolver;
+type SolverCtor = new (seal: Sealed, handle: number, params: number, stream: Stream) => DenseSolver;
 let solver: DenseSolver;
 beforeEach(() => {
-  solver = new (DenseSolver as unknown as SolverCtor)(0xabc, 0xdef, Stream.legacyDefault(ctx));
+  solver = new (DenseSolver as unknown as SolverCtor)(SEALED, 0xabc, 0xdef, Stream.legacyDefault(ctx));
   (solver.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   const slots = { take: () => 3, device: () => 0x7f00000f0000, copyBack: () => undefined, read: () => 0, release: () => undefined, close: () => undefined };
   (solver as unknown as { slots: unknown }).slots = slots;
@@ -168,10 +169,10 @@ describe('operands', () => {
     const lu = solver.getrfSync(mat('f64', 3, 3), { pivots: vec('i64', 3) });
     expect(() => Object.assign(lu, { pivots: vec('i64', 1) })).toThrow(TypeError);
     expect(() => Object.assign(lu, { transposed: true })).toThrow(TypeError);
-    const Made = LuFactors as unknown as new (a: unknown, pivots: unknown, transposed: unknown, owns: boolean) => LuFactors;
-    const short = new Made(mat('f64', 3, 3), vec('i64', 1), false, false);
+    const Made = LuFactors as unknown as new (seal: Sealed, a: unknown, pivots: unknown, transposed: unknown, owns: boolean) => LuFactors;
+    const short = new Made(SEALED, mat('f64', 3, 3), vec('i64', 1), false, false);
     expect(outcome('DenseSolver.getrs', () => solver.getrsSync(short, vec('f64', 3)))).toBe('refused');
-    const truthy = new Made(mat('f64', 3, 3), vec('i64', 3), 'yes', false);
+    const truthy = new Made(SEALED, mat('f64', 3, 3), vec('i64', 3), 'yes', false);
     expect(outcome('DenseSolver.getrs', () => solver.getrsSync(truthy, vec('f64', 3)))).toBe('refused');
     expect(calls.filter(([n]) => n === 'cusolverDnXgetrs')).toEqual([]);
   });

@@ -8,13 +8,14 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { CURAND_ORDERING, CURAND_RNG, RandomGenerator } from '../../src/math/random';
 import { driverlessContext } from '../helpers/fake-driver';
+import { SEALED } from '../../src/sealed';
 
 const ctx = driverlessContext();
 const BASE = 0x7f0000000000;
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, address = BASE) {
-    super('DeviceBuffer', address, bytes, ctx, () => undefined);
+    super(SEALED, 'DeviceBuffer', address, bytes, ctx, () => undefined);
   }
 }
 
@@ -95,7 +96,7 @@ const API_NAMES = [
 /** A generator over a fake handle on a driverless context's legacy stream; its cuRAND API is a set of spies. */
 function fakeGenerator(kind = 'philox4_32_10', dimensions = 1): { gen: RandomGenerator; api: Record<string, jest.Mock> } {
   const api = Object.fromEntries(API_NAMES.map((n) => [n, jest.fn()]));
-  const gen = new (RandomGenerator as unknown as GenCtor)(kind, dimensions, Stream.legacyDefault(ctx), 0xabc, api);
+  const gen = new (RandomGenerator as unknown as GenCtor)(SEALED, kind, dimensions, Stream.legacyDefault(ctx), 0xabc, api);
   (gen.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   return { gen, api };
 }

@@ -10,13 +10,14 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { ConvergenceError, DenseSolver, LuFactors, NotPositiveDefiniteError, SingularMatrixError, SolverError } from '../../src/math/solver';
 import { fakeContext, fakeDriver } from '../helpers/fake-driver';
+import { SEALED, type Sealed } from '../../src/sealed';
 
 const ctx = fakeContext(0x5170);
 const BASE = 0x7f0000000000;
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, address = BASE) {
-    super('DeviceBuffer', address, bytes, ctx, () => undefined);
+    super(SEALED, 'DeviceBuffer', address, bytes, ctx, () => undefined);
   }
 }
 type D = 'f32' | 'f64' | 'c64' | 'c128' | 'i32' | 'i64';
@@ -72,11 +73,11 @@ const API = [
   'cusolverDnDestroyParams',
   'cusolverDnSetStream',
 ];
-type SolverCtor = new (handle: number, params: number, stream: Stream) => DenseSolver;
+type SolverCtor = new (seal: Sealed, handle: number, params: number, stream: Stream) => DenseSolver;
 
 /** A solver over a fake handle whose info slot reads `info`; its cuSOLVER API is a set of spies. */
 function fakeSolver(info = 0): { solver: DenseSolver; api: Record<string, jest.Mock>; slots: Record<string, jest.Mock> } {
-  const solver = new (DenseSolver as unknown as SolverCtor)(0xabc, 0xdef, Stream.legacyDefault(ctx));
+  const solver = new (DenseSolver as unknown as SolverCtor)(SEALED, 0xabc, 0xdef, Stream.legacyDefault(ctx));
   (solver.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   const api = Object.fromEntries(API.map((n) => [n, jest.fn(() => (n.endsWith('_bufferSize') ? (n.includes('orgqr') ? 10 : SIZES) : undefined))]));
   const slots = {
@@ -144,7 +145,7 @@ describe('argument checks of every method (cuSOLVER not loaded)', () => {
     ['getrs: not LuFactors', (s: DenseSolver) => s.getrsSync({ a: sq() } as never, vec('f32', 3)), TypeError, /lu must be the LuFactors getrf returned/],
     [
       'getrs: not square',
-      (s: DenseSolver) => s.getrsSync(new LuFactors(mat('f32', 3, 4), vec('i64', 3), false, false), vec('f32', 3)),
+      (s: DenseSolver) => s.getrsSync(new LuFactors(SEALED, mat('f32', 3, 4), vec('i64', 3), false, false), vec('f32', 3)),
       RangeError,
       /lu.a must be square/,
     ],

@@ -10,13 +10,14 @@ import { CUSPARSE_INDEX_TYPE, CUSPARSE_ORDER, DenseMatrix, DenseVector, SparseMa
 import { Sparse } from '../../src/math/sparse';
 import { driverlessContext, fakeContext, fakeDriver, out } from '../helpers/fake-driver';
 import type { Context } from '../../src/context';
+import { SEALED, type Sealed } from '../../src/sealed';
 
 const ctx = driverlessContext();
 const BASE = 0x7f0000000000;
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, address = BASE, context: Context = ctx) {
-    super('DeviceBuffer', address, bytes, context, () => undefined);
+    super(SEALED, 'DeviceBuffer', address, bytes, context, () => undefined);
   }
 }
 const view = (bytes: number, dtype: 'f32' | 'f64' | 'i32' | 'i64' | 'c64', shape: number[], strides?: number[], address = BASE): StridedView =>
@@ -184,7 +185,7 @@ function fakeMatrix(rows: number, cols: number, nnz: number, dtype = 'f32', form
     second: resolved(BASE + 0x2000, indexType, nnz, context),
     values: resolved(BASE + 0x3000, dtype, nnz, context),
   };
-  const m = new SparseMatrix(format as never, p as never, 0x5a as never, []);
+  const m = new SparseMatrix(SEALED, format as never, p as never, 0x5a as never, []);
   (m.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   return m;
 }
@@ -204,10 +205,10 @@ const API = [
   'cusparseSetStream',
   'cusparseSpGEMM_createDescr',
 ];
-type SparseCtor = new (handle: number, stream: Stream) => Sparse;
+type SparseCtor = new (seal: Sealed, handle: number, stream: Stream) => Sparse;
 
 function fakeSparse(stream = Stream.legacyDefault(ctx)): { sp: Sparse; api: Record<string, jest.Mock> } {
-  const sp = new (Sparse as unknown as SparseCtor)(0xabc, stream);
+  const sp = new (Sparse as unknown as SparseCtor)(SEALED, 0xabc, stream);
   (sp.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   let next = 0x100;
   const api = Object.fromEntries(API.map((n) => [n, jest.fn(() => (n.startsWith('cusparseCreate') ? next++ : 0))]));
