@@ -143,9 +143,9 @@ export function toStream(s: unknown, where: string): Stream | undefined {
 /**
  * The CUstream handle of a stream argument (0, the legacy default stream, for undefined).
  * @param s A Stream, or an object of another library implementing the stream protocol; undefined gives 0 (the legacy default stream).
- * @param where The call and argument named in the TypeError for a bad `s`; default 'stream'.
+ * @param where The call and argument named in the TypeError for a bad `s`; default 'streamHandle: stream'.
  */
-export function streamHandle(s: StreamLike | undefined, where = 'stream'): drv.CUstream {
+export function streamHandle(s: StreamLike | undefined, where = 'streamHandle: stream'): drv.CUstream {
   const st = toStream(s, where);
   return (st === undefined ? 0 : st.handle) as drv.CUstream;
 }

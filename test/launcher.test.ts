@@ -70,6 +70,8 @@ test('parses torchrun-style arguments and refuses bad ones', () => {
     master: '10.0.0.1:29500',
   });
   expect(parseLauncherArgs(['--help'])).toBe('help');
+  expect(() => parseLauncherArgs(undefined as never)).toThrow(/^parseLauncherArgs: argv must be an array of strings/);
+  expect(() => parseLauncherArgs(['--nproc-per-node', 2] as never)).toThrow(/^parseLauncherArgs: argv must be an array of strings/);
   expect(parseLauncherArgs(['--nproc-per-node', '1', '--run-id', 'job-7.a', 'x.js'])).toMatchObject({ runId: 'job-7.a' });
   expect(() => parseLauncherArgs(['--nproc-per-node', '1', '--run-id', 'a b', 'x.js'])).toThrow(/cuda-ts-run: --run-id: the run id/);
   expect(() => parseLauncherArgs(['x.ts'])).toThrow(/--nproc-per-node is required/);

@@ -549,6 +549,7 @@ describe('stream protocol and argument validation', () => {
       expect(() => streamHandle(bad as never, 'Event.record: stream')).toThrow(/^Event.record: stream must be a Stream/);
     }
     expect(() => streamHandle(42 as never)).toThrow(/Stream.wrap\(handle, \{ context \}\)/);
+    expect(() => streamHandle(null as never)).toThrow(/^streamHandle: stream must be a Stream/); // named without a `where`
     expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 'x' } as never)).toThrow(/a CUstream handle must be a number or bigint, got string "x"/);
     expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => -1 } as never)).toThrow(RangeError);
     expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 2 ** 53 + 2 } as never)).toThrow(RangeError);

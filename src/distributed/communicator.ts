@@ -669,7 +669,7 @@ export class Communicator extends Resource {
     if (stream instanceof Stream && stream.context && stream.context.device !== this.device.ordinal) {
       throw new TypeError(`${call}: the stream is on device ${stream.context.device}, this communicator on device ${this.device.ordinal}`);
     }
-    return streamHandle(stream);
+    return streamHandle(stream, `${call}: stream`);
   }
 
   private run(fn: () => void): void {

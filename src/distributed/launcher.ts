@@ -73,6 +73,8 @@ rank fails the others are stopped and cuda-ts-run exits non-zero.`;
  * @param argv cuda-ts-run's arguments without node and the launcher's path (process.argv.slice(2)): the options, then the script and its arguments.
  */
 export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'help' {
+  if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
+    throw new TypeError(`parseLauncherArgs: argv must be an array of strings (process.argv.slice(2)), got ${describe(argv)}`);
   const opts: Partial<LaunchOptions> = {};
   let i = 0;
   const int = (name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number => {

@@ -1,6 +1,7 @@
 // The torchrun environment convention, read and checked: RANK, WORLD_SIZE, LOCAL_RANK,
 // LOCAL_WORLD_SIZE, NODE_RANK (or GROUP_RANK), MASTER_ADDR, MASTER_PORT. cuda-ts-run and torchrun set them.
 // Nothing here touches CUDA.
+import { describe } from '../describe';
 
 /** Where this process stands in a group started by cuda-ts-run or torchrun. */
 export interface DistributedEnvironment {
@@ -34,6 +35,8 @@ function int(env: NodeJS.ProcessEnv, name: string, call: string, fallback?: numb
  * @param env The environment to read RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, … from (default process.env).
  */
 export function distributedEnvironment(call = 'distributedEnvironment', env: NodeJS.ProcessEnv = process.env): DistributedEnvironment {
+  if (typeof call !== 'string') throw new TypeError(`distributedEnvironment: call must be a string (the call named in errors), got ${describe(call)}`);
+  if (typeof env !== 'object' || env === null) throw new TypeError(`${call}: env must be an object of environment variables, got ${describe(env)}`);
   const size = int(env, 'WORLD_SIZE', call);
   if (size < 1) throw new RangeError(`${call}: WORLD_SIZE must be at least 1, got ${size}`);
   const rank = int(env, 'RANK', call);

@@ -49,6 +49,7 @@ function positiveIntegers(where: string, name: string, v: unknown, min: number, 
  * @param shape Logical extents, batch and channels first: [N, C, H, W] or [N, C, D, H, W].
  */
 export function channelsLastStrides(shape: readonly number[]): number[] {
+  shape = positiveIntegers('channelsLastStrides', 'shape', shape, 1, INT_MAX, 4, 5); // a snapshot, checked
   const strides = new Array<number>(shape.length);
   let step = 1;
   strides[1] = step;

@@ -264,7 +264,7 @@ export class IpcMemoryPool extends Resource {
     this.assertOpen();
     checkSize(`${call}: byteLength`, byteLength);
     if (byteLength === 0) throw new RangeError(`${call}: byteLength must be positive`);
-    const h = streamHandle(stream);
+    const h = streamHandle(stream, `${call}: stream`);
     const ctx = this.context;
     drv.allocate(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
     const ptr = drv.outNumber();
@@ -543,7 +543,7 @@ export class SharedEvent extends Resource {
    */
   record(stream?: StreamLike): this {
     this.assertOpen();
-    const h = streamHandle(stream);
+    const h = streamHandle(stream, 'SharedEvent.record: stream');
     drv.call(this.context, 'cuEventRecord', this.handle, h);
     return this;
   }
@@ -554,7 +554,7 @@ export class SharedEvent extends Resource {
    */
   waitOn(stream?: StreamLike): this {
     this.assertOpen();
-    const h = streamHandle(stream);
+    const h = streamHandle(stream, 'SharedEvent.waitOn: stream');
     drv.call(this.context, 'cuStreamWaitEvent', h, this.handle, 0);
     return this;
   }

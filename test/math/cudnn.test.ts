@@ -96,6 +96,9 @@ describe('descriptors (no cuDNN until a call)', () => {
     const n = new TensorDescriptor({ dtype: 'f16', shape: [2, 3, 5, 7], layout: 'NHWC' });
     expect(n.strides).toEqual([105, 1, 21, 3]);
     expect(channelsLastStrides([1, 4, 2, 3, 5])).toEqual([120, 1, 60, 20, 4]);
+    expect(() => channelsLastStrides(undefined as never)).toThrow(/^channelsLastStrides: shape must be an array of integers, got undefined/);
+    expect(() => channelsLastStrides([1, 2, 3])).toThrow(/^channelsLastStrides: shape must have 4 to 5 entries, got 3/);
+    expect(() => channelsLastStrides([1, 2, 0, 4])).toThrow(/^channelsLastStrides: shape\[2\] must be an integer in \[1, 2147483647\], got number 0/);
     const padded = new TensorDescriptor({ dtype: 'f64', shape: [2, 3], strides: [10, 2] });
     expect(padded.extent).toBe(15);
     expect(() => new TensorDescriptor({ dtype: 'i32' as never, shape: [1, 1, 1, 1] })).toThrow(
