@@ -2,7 +2,8 @@
 // constructors and raw addresses. Each throws a TypeError or RangeError naming the calling method, before
 // any native call (koffi converts bad numbers silently).
 import { hostByteLength, isArrayBuffer, isDataView } from '../../support';
-import { describe, integerRule } from '../describe';
+import { describe } from '../describe';
+import { checkSize } from '../lifecycle';
 import type { StreamLike } from '../stream';
 
 // A DataView's own buffer and offset, from the engine (a caller-defined property cannot redirect them).
@@ -69,8 +70,7 @@ export function hostBytes(where: string, data: unknown): { ptr: ArrayBufferView 
 /** A non-negative safe integer, or a RangeError naming `where` (TypeError for a non-number). */
 export function checkedSize(where: string, v: unknown): number {
   if (typeof v !== 'number' && typeof v !== 'bigint') throw new TypeError(`${where} must be a non-negative integer, got ${describe(v)}`);
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where} ${integerRule(v)}, got ${describe(v)}`);
-  return v;
+  return checkSize(where, v); // a bigint: RangeError
 }
 
 /** `o` as an options record (undefined stays undefined); TypeError for a non-object. */

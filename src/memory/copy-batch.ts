@@ -3,10 +3,10 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import { isArrayBuffer } from '../../support';
-import { checkKeys, describe, integerRule } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { noteUse } from '../graph/capture';
-import type { Resource } from '../lifecycle';
+import { checkSize, type Resource } from '../lifecycle';
 import { addressArg, type HostData } from './arguments';
 import { DeviceBuffer, ownerOf } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
@@ -102,8 +102,7 @@ function endpoint(where: string, v: unknown, source: boolean): Endpoint {
 
 function offsetArg(where: string, v: unknown): number {
   if (v === undefined) return 0;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where} ${integerRule(v)}, got ${describe(v)}`);
-  return v;
+  return checkSize(where, v);
 }
 
 /**

@@ -3,8 +3,8 @@
 // a pool made elsewhere (wrapped, owned only if asked).
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { checkKeys, describe, integerRule } from '../describe';
-import { Resource, whenNoHostFuncs } from '../lifecycle';
+import { checkKeys, describe } from '../describe';
+import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
 import type { Stream, StreamLike } from '../stream';
 import { cachedOnDevice, currentPoolHandle, makeRoomForManaged, releaseCachedOnDevice } from './allocator';
 import { checkedSize, optionsObject } from './arguments';
@@ -118,8 +118,7 @@ export class MemoryPool extends Resource {
 
   private static contextFor(where: string, device: unknown, context: unknown): Context {
     if (device !== undefined && typeof device !== 'number') throw new TypeError(`${where}: device must be a number, got ${describe(device)}`);
-    if (device !== undefined && (!Number.isSafeInteger(device) || device < 0))
-      throw new RangeError(`${where}: device ${integerRule(device)}, got ${describe(device)}`);
+    if (device !== undefined) checkSize(`${where}: device`, device);
     if (context !== undefined) return contextOf(context, `${where}: context`);
     return device !== undefined ? Context.primary(device as number) : Context.current();
   }

@@ -2,7 +2,8 @@
 // managed or pinned host memory, like cuda.core's StridedMemoryView. It copies nothing when made; every
 // element it can reach is checked to lie inside the buffer. toArray() gathers it into a C-ordered
 // TypedArray on the host; src/memory/dlpack.ts exchanges it with other libraries as a DLPack tensor.
-import { checkKeys, describe, integerRule } from '../describe';
+import { checkKeys, describe } from '../describe';
+import { checkSize } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
 import { ManagedBuffer } from './managed-buffer';
 import { PinnedHostBuffer } from './pinned-host-buffer';
@@ -151,9 +152,7 @@ export class StridedView {
     const shape = integers(`${where}: shape`, options.shape, 0);
     const strides = options.strides === undefined ? contiguousStrides(shape) : integers(`${where}: strides`, options.strides, -Number.MAX_SAFE_INTEGER);
     if (strides.length !== shape.length) throw new RangeError(`${where}: strides has ${strides.length} entries for ${shape.length} dimensions`);
-    const byteOffset = options.byteOffset ?? 0;
-    if (typeof byteOffset !== 'number' || !Number.isSafeInteger(byteOffset) || byteOffset < 0)
-      throw new RangeError(`${where}: byteOffset ${integerRule(byteOffset)}, got ${describe(byteOffset)}`);
+    const byteOffset = checkSize(`${where}: byteOffset`, options.byteOffset ?? 0);
     if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean')
       throw new TypeError(`${where}: readOnly must be a boolean, got ${describe(options.readOnly)}`);
     const size = DTYPE_SIZES[dtype];

@@ -4,9 +4,9 @@
 // buffers made from it earlier stay valid. close() unmaps, releases the chunks and frees the range.
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { checkKeys, describe, integerRule } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
-import { Resource, whenNoHostFuncs } from '../lifecycle';
+import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation } from './location';
 import { SEALED, type Sealed, checkSealed } from '../sealed';
@@ -62,8 +62,7 @@ function destroy(st: State): void {
 
 function positive(where: string, v: unknown): number {
   if (typeof v !== 'number') throw new TypeError(`${where} must be a number of bytes, got ${describe(v)}`);
-  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where} ${integerRule(v)}, got ${describe(v)}`);
-  return v;
+  return checkSize(where, v);
 }
 
 /**
