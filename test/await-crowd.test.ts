@@ -278,6 +278,77 @@ describe('a crowd of parked waits', () => {
     await expectWaiterClean(channel);
   });
 
+  test('a full sweep asks the driver about one flagged rider per context; the others read their flags', async () => {
+    configureWaits({ flags: 'crowd', sweepMs: 100 });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const riders = [busyStream(), busyStream(), busyStream(), busyStream()];
+    const handles: unknown[] = riders.map((s) => s.handle); // read before the waits: a read marks pending points
+    const held = holders.map((s) => s.synchronized());
+    const rode = riders.map((s) => s.synchronized());
+    await turns(3);
+    const from = gpu.calls.length;
+    const t0 = performance.now();
+    await until(() => gpu.streamsAsked(from).some((h) => handles.includes(h)), 5000); // the first full sweep
+    // the context answered for all of them (within 8 sweeps of riding: a late timer could reach the rotation)
+    const asked = gpu.streamsAsked(from).filter((h) => handles.includes(h));
+    if (performance.now() - t0 < 700) expect(new Set(asked)).toEqual(new Set([handles[0]]));
+    expect(waiterStats().riding).toBe(riders.length);
+    // every stream is still checked: flags landing settle the rest, the one asked settles too
+    for (const s of [...riders, ...holders]) gpu.finish(s.handle);
+    await Promise.all([...held, ...rode]);
+    await expectWaiterClean(channel);
+  });
+
+  test('a failed context fails every flagged rider at the full sweep, though one query per context is made', async () => {
+    configureWaits({ flags: 'crowd', sweepMs: 30 });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const riders = [busyStream(), busyStream(), busyStream()];
+    const held = holders.map((s) => s.synchronized().catch((e: unknown) => e));
+    const rode = riders.map((s) => s.synchronized().catch((e: unknown) => e));
+    await turns(3);
+    expect(waiterStats().riding).toBe(riders.length);
+    // an illegal address fails the context: every query of it fails, and no flag is written
+    const queries = ['cuStreamQuery', 'cuEventQuery'] as const;
+    const natives = queries.map((n) => drv.native(n));
+    for (const n of queries) drv.provideNative(n, (() => drv.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS) as never);
+    try {
+      const errors = (await Promise.all([...held, ...rode])) as Error[];
+      for (const e of errors) expect(e.message).toMatch(/cu(Stream|Event)Query.*ILLEGAL_ADDRESS|ILLEGAL_ADDRESS.*cu(Stream|Event)Query/s);
+    } finally {
+      queries.forEach((n, i) => drv.provideNative(n, natives[i]));
+    }
+    await expectWaiterClean(channel);
+  });
+
+  test('a flagged rider whose stream alone fails is asked within 8 full sweeps', async () => {
+    configureWaits({ flags: 'crowd', sweepMs: 15 });
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const riders = [busyStream(), busyStream(), busyStream()];
+    const bad = riders[2].handle; // read before the waits: a read marks pending points
+    const held = holders.map((s) => s.synchronized());
+    const rode = riders.map((s) =>
+      s.synchronized().then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
+    const fakeQuery = drv.native('cuStreamQuery');
+    drv.provideNative('cuStreamQuery', ((h: number) => (h === bad ? drv.CUresult.CUDA_ERROR_INVALID_HANDLE : fakeQuery(h))) as never);
+    try {
+      const t0 = performance.now();
+      const e = (await rode[2]) as Error;
+      expect(e.message).toMatch(/cuStreamQuery/);
+      // riders[0] answers for the context at first; riders[2] is asked once 8 sweeps passed since it began riding
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(8 * 15 - 5);
+    } finally {
+      drv.provideNative('cuStreamQuery', fakeQuery);
+    }
+    for (const s of [...riders, ...holders]) gpu.finish(s.handle);
+    expect(await Promise.all(rode.slice(0, 2))).toEqual([undefined, undefined]);
+    await Promise.all(held);
+    await expectWaiterClean(channel);
+  });
+
   test("a flagged rider's failing stream is found by the full sweep, which queries where ride checks only read the flag", async () => {
     configureWaits({ flags: 'crowd', sweepMs: 40 });
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());

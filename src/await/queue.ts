@@ -1,7 +1,7 @@
 // The waiter's records (./waiter.ts): a Wait for one awaited point, and the Queue of the waits of one key
-// (a Stream or an Event), which complete in order, so only its head is watched.
+// (a Stream or an Event), which complete in order, so only its head is watched; what a queue says of itself.
 import type { Context } from '../context';
-import type { FlagSlot } from './flags';
+import { flagReached, type FlagSlot } from './flags';
 import type { WaitTarget } from './target';
 
 export interface Wait {
@@ -30,6 +30,8 @@ export interface Queue {
   onHelper: boolean;
   /** Parked without a host function of its own (every helper of the context was in use). */
   riding: boolean;
+  /** When a full sweep last asked the driver about this flagged rider (or it began riding); ms, performance.now(). */
+  askedAt: number;
   /** Spin passes over this queue (a pass asks the markers every 4th time only, see advance). */
   passes: number;
   spinning: boolean;
@@ -58,6 +60,7 @@ export function newQueue(key: object, ctx: Context): Queue {
     stuck: false,
     onHelper: false,
     riding: false,
+    askedAt: 0,
     passes: 0,
     spinning: false,
     windowStart: 0,
@@ -69,4 +72,26 @@ export function newQueue(key: object, ctx: Context): Queue {
     slot: undefined,
     moved: false,
   };
+}
+
+/** `q` is parked without a host function of its own (its `riding` outlives the park it was set for). */
+export function rides(q: Queue): boolean {
+  return q.riding && q.parked !== undefined;
+}
+
+/** `w` has a flag and the GPU wrote it: its work is done. */
+export function flagDone(q: Queue, w: Wait): boolean {
+  return w.flag !== 0 && q.slot !== undefined && flagReached(q.slot, w.flag);
+}
+
+/** What `queues` hold: waits pending, riders, and the timers of their windows and polls (waiterStats). */
+export function countQueues(queues: Iterable<Queue>): { pending: number; riding: number; windowTimers: number; pollTimers: number } {
+  const n = { pending: 0, riding: 0, windowTimers: 0, pollTimers: 0 };
+  for (const q of queues) {
+    n.pending += q.waits.length;
+    if (rides(q)) n.riding++;
+    if (q.windowTimer !== undefined) n.windowTimers++;
+    if (q.pollTimer !== undefined) n.pollTimers++;
+  }
+  return n;
 }

@@ -12,8 +12,8 @@ import { poll } from '../poll';
 import { checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { giveHelper, takeHelper, HELPERS_PER_CONTEXT } from './markers';
-import { flagReached, giveSlot, postFlag, takeSlot } from './flags';
-import { newQueue, type Queue, type Wait } from './queue';
+import { giveSlot, postFlag, takeSlot } from './flags';
+import { countQueues, flagDone, newQueue, rides, type Queue, type Wait } from './queue';
 import { wakeChannel, type WakeChannel } from './wake';
 import { settings } from './settings';
 import { setSliceRunner, sliceDue, sliceNextTurn, sliceSoon } from './slices';
@@ -26,6 +26,8 @@ export type { WaitTarget } from './target';
 const SETTLE_BUDGET_MS = 0.5;
 /** While a queue rides (no helper of its own), parked waits are checked this often (ms). */
 const RIDE_CHECK_MS = 4;
+/** A full sweep asks the driver about a flagged rider at least once in this many sweeps (see sweepCheck). */
+const ASK_RIDER_SWEEPS = 8;
 /** An unmarked wait waiting for its predicted window is checked this often (ms). */
 const UNMARKED_CHECK_MS = 1;
 
@@ -471,11 +473,6 @@ function headDone(q: Queue, riding: boolean): boolean | undefined {
   }
 }
 
-/** `w` has a flag and the GPU wrote it: its work is done. */
-function flagDone(q: Queue, w: Wait): boolean {
-  return w.flag !== 0 && q.slot !== undefined && flagReached(q.slot, w.flag);
-}
-
 /** A stream wait whose stream is idle (cuStreamQuery); false for others, or when the query throws. */
 function streamIdle(w: Wait): boolean {
   const h = w.target.stream;
@@ -614,6 +611,7 @@ function park(q: Queue): void {
 }
 
 function ride(q: Queue, head: Wait, channel: WakeChannel): void {
+  if (!rides(q)) q.askedAt = now();
   q.riding = true;
   parked(q, head, channel);
 }
@@ -660,11 +658,6 @@ function sweepWithin(ms: number): void {
   sweeper = setTimeout(sweep, ms);
 }
 
-/** `q` is parked without a host function of its own (its `riding` outlives the park it was set for). */
-function rides(q: Queue): boolean {
-  return q.riding && q.parked !== undefined;
-}
-
 function anyRiding(): boolean {
   for (const q of queues.values()) if (rides(q)) return true;
   return false;
@@ -691,11 +684,28 @@ type Parked = 'posted' | 'riders' | 'all';
 
 function checkParked(which: Parked): boolean {
   let found = false;
+  const answered = which === 'all' ? new Set<Context>() : undefined;
   for (const q of [...queues.values()]) {
     if (q.parked === undefined) continue;
-    if ((which === 'all' || (which === 'riders') === rides(q)) && advance(q, which === 'riders' ? 'ride' : 'ask')) found = true;
+    if (answered !== undefined) found = sweepCheck(q, answered) || found;
+    else if ((which === 'riders') === rides(q) && advance(q, which === 'riders' ? 'ride' : 'ask')) found = true;
   }
   return found;
+}
+
+/**
+ * A full sweep's check of `q`. A flagged rider reads its flag once its context answered a query in this
+ * sweep (a failed context fails every query and writes no flag), unless it was not asked for
+ * ASK_RIDER_SWEEPS sweeps: a crowd's sweep makes one query per context, not one per stream.
+ */
+function sweepCheck(q: Queue, answered: Set<Context>): boolean {
+  const t = now();
+  if (!rides(q) || q.waits[0].flag === 0) return advance(q, 'ask');
+  if (answered.has(q.ctx) && t - q.askedAt < ASK_RIDER_SWEEPS * settings.sweepMs) return advance(q, 'ride');
+  q.askedAt = t;
+  if (advance(q, 'ask')) return true;
+  answered.add(q.ctx); // not done, and its query did not throw
+  return false;
 }
 
 function sweep(): void {
@@ -757,16 +767,7 @@ export function waiterStats(): {
   flagWrites: number;
   channel: string;
 } {
-  let pending = 0;
-  let windowTimers = 0;
-  let pollTimers = 0;
-  let riding = 0;
-  for (const q of queues.values()) {
-    pending += q.waits.length;
-    if (rides(q)) riding++;
-    if (q.windowTimer !== undefined) windowTimers++;
-    if (q.pollTimer !== undefined) pollTimers++;
-  }
+  const { pending, riding, windowTimers, pollTimers } = countQueues(queues.values());
   return {
     pending,
     queues: queues.size,
