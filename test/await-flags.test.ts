@@ -8,7 +8,7 @@ import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import * as drv from '../src/driver';
 import { fakeContext } from './helpers/fake-driver';
-import { FakeChannel, FakeGpu, expectWaiterClean, sleep, turns } from './helpers/await-gpu';
+import { FakeChannel, FakeGpu, expectWaiterClean, turns, until } from './helpers/await-gpu';
 import type { Context } from '../src/context';
 
 let ctx: Context;
@@ -77,7 +77,7 @@ describe('flags the GPU writes', () => {
       const q0 = queries();
       const p0 = waiterStats().spinPasses;
       // thousands of passes: a count that drifted (a query every 63rd pass) would show
-      for (let i = 0; i < 2000 && waiterStats().spinPasses - p0 < PASSES; i++) await sleep(1); // a loaded machine spins late
+      await until(() => waiterStats().spinPasses - p0 >= PASSES, 10_000); // a loaded machine spins late
       const got = { queries: queries() - q0, passes: waiterStats().spinPasses - p0 };
       gpu.finish(s.handle);
       await p;

@@ -3,6 +3,7 @@
 // flush with nothing charged or after release() wakes nothing; a released channel keeps no handle alive.
 import { Worker } from 'node:worker_threads';
 import { pipeChannel } from '../src/await/wake';
+import { sleep, until } from './helpers/await-gpu';
 
 const linux = process.platform === 'linux';
 /** The pipe channel is Node's only (its read end is a net.Socket); Bun and Deno wake through the semaphore. */
@@ -23,8 +24,6 @@ function flushFrom(file: bigint | number, delayMs: number): Promise<void> {
   });
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 (linux && nodeOnly ? describe : describe.skip)('the pipe wake channel', () => {
   test('an armed channel wakes once per flush from another thread; unarmed or released, a flush wakes nothing', async () => {
     const ch = pipeChannel();
@@ -33,7 +32,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
     ch.arm(() => wakes++);
     expect(ch.armed).toBe(true);
     await flushFrom(ch.userData, 5);
-    for (let i = 0; i < 100 && wakes === 0; i++) await sleep(5);
+    await until(() => wakes > 0, 5000);
     expect(wakes).toBe(1);
     expect(ch.armed).toBe(false);
     await flushFrom(ch.userData, 0); // unarmed: a stale host function
@@ -47,7 +46,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
     expect(wakes).toBe(1);
     ch.arm(() => wakes++); // armed again after a wake: the byte charged then is what the next flush writes
     await flushFrom(ch.userData, 0);
-    for (let i = 0; i < 100 && wakes === 1; i++) await sleep(5);
+    await until(() => wakes > 1, 5000);
     expect(wakes).toBe(2);
   }, 30_000);
 

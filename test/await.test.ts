@@ -190,7 +190,7 @@ describe('Stream.synchronized through the waiter', () => {
     const from = gpu.calls.length;
     const riderHandle = rider.handle;
     const riderAsked = (): number => gpu.streamsAsked(from).filter((h) => h === riderHandle).length;
-    for (let i = 0; i < 40 && riderAsked() < 2; i++) await sleep(5); // a check every 4 ms; later on a loaded machine
+    await until(() => riderAsked() >= 2, 5000); // a check every 4 ms; later on a loaded machine
     const asked = gpu.streamsAsked(from);
     expect(riderAsked()).toBeGreaterThanOrEqual(2);
     expect(asked.filter((h) => holders.some((s) => s.handle === h))).toEqual([]);
