@@ -8,13 +8,23 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch, type Kernel } from '../src';
-import { poll } from '../src/poll';
-import { configureWaits, waiterStats } from '../src/await/waiter';
-import { markerStats } from '../src/await/markers';
-import { wakeChannel } from '../src/await/wake';
+import type * as CudaTs from '../src';
 import { koffi } from '../support';
 import { median, reason, table } from './common';
+import { type Loader, loadModule } from './startup';
+
+// cuda-ts as the package ships it (compiled CommonJS, BENCH_LOADER as bench/gpu.ts): under tsx every
+// export is a getter, which the waiter's hot paths would pay and a user's process does not
+const LOADER = (process.env.BENCH_LOADER as Loader) || 'js';
+const { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch } = loadModule<typeof CudaTs>('src/index', LOADER);
+type Event = CudaTs.Event;
+type Kernel<A extends readonly unknown[]> = CudaTs.Kernel<A>;
+type PinnedHostBuffer = CudaTs.PinnedHostBuffer;
+type Stream = CudaTs.Stream;
+const { poll } = loadModule<typeof import('../src/poll')>('src/poll', LOADER);
+const { configureWaits, waiterStats } = loadModule<typeof import('../src/await/waiter')>('src/await/waiter', LOADER);
+const { markerStats } = loadModule<typeof import('../src/await/markers')>('src/await/markers', LOADER);
+const { wakeChannel } = loadModule<typeof import('../src/await/wake')>('src/await/wake', LOADER);
 
 const REPS = Number(process.env.BENCH_AWAIT_REPS ?? 15);
 const PARTS = new Set((process.env.BENCH_AWAIT_PARTS ?? 'latency,cpu,crowd,launch').split(','));
@@ -536,7 +546,9 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
     workerData: { sab, address: (host as unknown as { address: number }).address, koffi: require.resolve('koffi') },
   });
   const verdicts: Verdict[] = [];
-  const parts: string[] = [`awaiting GPU work (issue 46): wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`];
+  const parts: string[] = [
+    `awaiting GPU work (issue 46): cuda-ts loaded as ${LOADER}; wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`,
+  ];
   try {
     if (PARTS.has('latency')) parts.push(await latency(c, verdicts));
   } finally {
