@@ -16,13 +16,12 @@ import { type Loader, loadModule } from './startup';
 // cuda-ts as the package ships it (compiled CommonJS, BENCH_LOADER as bench/gpu.ts): under tsx every
 // export is a getter, which the waiter's hot paths would pay and a user's process does not
 const LOADER = (process.env.BENCH_LOADER as Loader) || 'js';
-const { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch } = loadModule<typeof CudaTs>('src/index', LOADER);
+const { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, configureWaits, launch, waiterStats } = loadModule<typeof CudaTs>('src/index', LOADER);
 type Event = CudaTs.Event;
 type Kernel<A extends readonly unknown[]> = CudaTs.Kernel<A>;
 type PinnedHostBuffer = CudaTs.PinnedHostBuffer;
 type Stream = CudaTs.Stream;
 const { poll } = loadModule<typeof import('../src/poll')>('src/poll', LOADER);
-const { configureWaits, waiterStats } = loadModule<typeof import('../src/await/waiter')>('src/await/waiter', LOADER);
 const { markerStats } = loadModule<typeof import('../src/await/markers')>('src/await/markers', LOADER);
 const { wakeChannel } = loadModule<typeof import('../src/await/wake')>('src/await/wake', LOADER);
 
