@@ -17,7 +17,7 @@ export { Stream, cudaStream, streamHandle, type StreamLike, type StreamOptions, 
 export { type PollOptions } from './poll';
 // Awaiting GPU work (docs/awaiting.md)
 export { AbortError, type WaitOptions as AwaitOptions } from './await/abort';
-export { configureWaits, waiterStats, type WaiterSettings } from './await/waiter';
+export { configureWaits, waiterStats, type WaiterSettings, type WaiterStats } from './await/waiter';
 export { pipeline, type PipelineItem, type PipelineOptions } from './await/pipeline';
 export { type HandleDescriptor } from './await/share';
 export { Event, type EventOptions } from './event';

@@ -121,6 +121,27 @@ describe('a crowd of parked waits', () => {
     }
   });
 
+  test('a crowd does not spin: once more than spinMaxKeys keys are awaited, the spinning waits park, the oldest on the helpers', async () => {
+    configureWaits({ spinMicros: 1e6 }); // without a crowd, these waits would spin for a second
+    const first = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());
+    const waits = first.map((s) => s.synchronized());
+    expect(waiterStats()).toMatchObject({ spinning: HELPERS_PER_CONTEXT, parked: 0 });
+    const late = busyStream();
+    const lateHandle = late.handle; // read before its wait: a read marks pending points
+    waits.push(late.synchronized());
+    // at once, before any turn of the loop: nothing spins, the first eight hold the helpers, the ninth rides
+    expect(waiterStats()).toMatchObject({ spinning: 0, parked: HELPERS_PER_CONTEXT + 1, riding: 1 });
+    const waitedFor = gpu.calls.filter(([n]) => n === 'cuStreamWaitEvent').map(([, a]) => a[1]);
+    expect(waitedFor).toEqual(first.map(markerOf));
+    const passes = waiterStats().spinPasses;
+    await turns(5);
+    expect(waiterStats().spinPasses).toBe(passes);
+    for (const s of first) gpu.finish(s.handle);
+    gpu.finish(lateHandle);
+    await Promise.all(waits);
+    await expectWaiterClean(channel);
+  });
+
   test('in a crowd, stream waits carry flags: ride checks read them and ask the driver nothing; a helper goes to them once it thins', async () => {
     configureWaits({ flags: 'crowd' });
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());

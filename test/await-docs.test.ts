@@ -32,11 +32,22 @@ describe('docs/awaiting.md', () => {
 
   test("the settings it names are the waiter's, with the defaults it states", () => {
     const s = configureWaits();
-    expect(Object.keys(s).sort()).toEqual(['flags', 'parkOn', 'predict', 'predictMaxKeys', 'predictUpToMs', 'spinMicros', 'spinSliceMicros', 'sweepMs']);
+    expect(Object.keys(s).sort()).toEqual([
+      'flags',
+      'parkOn',
+      'predict',
+      'predictMaxKeys',
+      'predictUpToMs',
+      'spinMaxKeys',
+      'spinMicros',
+      'spinSliceMicros',
+      'sweepMs',
+    ]);
     for (const k of Object.keys(s)) expect(page).toContain(k);
     expect(s).toMatchObject({
       spinMicros: 300,
       spinSliceMicros: 250,
+      spinMaxKeys: 8,
       parkOn: 'helper',
       predict: true,
       predictUpToMs: 50,
@@ -46,6 +57,7 @@ describe('docs/awaiting.md', () => {
     });
     expect(page).toMatch(/first 300 µs/);
     expect(page).toMatch(/slices of at most 250 µs/);
+    expect(page).toMatch(/Only while at most 8 streams or events are awaited at once \(`spinMaxKeys`\)/);
     expect(page).toMatch(/at most\s+50 ms and while at most 4/);
     expect(page).toMatch(/every 100 ms/);
   });

@@ -80,7 +80,7 @@ describe('Stream.synchronized through the waiter', () => {
   });
 
   test('a spin over hundreds of queues yields to the event loop within a slice, not after a whole pass', async () => {
-    configureWaits({ spinMicros: 1e6 });
+    configureWaits({ spinMicros: 1e6, spinMaxKeys: 300 });
     // slow queries (20 µs each): a whole pass over 300 queues takes ~12 ms
     const slowly = (ready: boolean): number => {
       const until = performance.now() + 0.02;
@@ -644,7 +644,10 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await expectWaiterClean(channel);
   });
 
-  test('configureWaits checks the slice, the sweep and parkOn', () => {
+  test('configureWaits checks the slice, the sweep, the key limits and parkOn', () => {
+    expect(() => configureWaits({ spinMaxKeys: -1 })).toThrow(/configureWaits: spinMaxKeys must be a non-negative integer, got -1/);
+    expect(() => configureWaits({ spinMaxKeys: 2.5 })).toThrow(RangeError);
+    expect(() => configureWaits({ predictMaxKeys: '4' as never })).toThrow(/configureWaits: predictMaxKeys must be a non-negative integer, got 4/);
     expect(() => configureWaits({ sweepMs: 2 ** 31 })).toThrow(/configureWaits: sweepMs must be a number in \(0, 2147483647\], got 2147483648/);
     expect(() => configureWaits({ sweepMs: 2 ** 31 - 0.5 })).toThrow(/configureWaits: sweepMs must be a number in \(0, 2147483647\], got 2147483647.5/);
     expect(() => configureWaits({ sweepMs: Infinity })).toThrow(RangeError);

@@ -95,3 +95,31 @@ export function countQueues(queues: Iterable<Queue>): { pending: number; riding:
   }
   return n;
 }
+
+/** What the waiter holds now and has done so far (see waiterStats). */
+export interface WaiterStats {
+  /** Waits not settled yet. */
+  pending: number;
+  /** Streams and events with waits pending. */
+  queues: number;
+  /** Queues parked: waiting for a wake, a ride check or a sweep. */
+  parked: number;
+  /** Parked queues without a helper stream of their own (see HELPERS_PER_CONTEXT). */
+  riding: number;
+  /** Queues in their spin or predicted window. */
+  spinning: number;
+  /** Queues asleep until their predicted window. */
+  windowTimers: number;
+  /** A slice, sweep, deferred settling or poll is scheduled. */
+  timers: boolean;
+  /** A pool thread sleeps on the wake channel. */
+  armed: boolean;
+  /** Counted since the thread loaded the waiter: parks, wakes, spin slices and passes, flag writes. */
+  parks: number;
+  wakes: number;
+  spinTicks: number;
+  spinPasses: number;
+  flagWrites: number;
+  /** The wake channel in use ('sem' or 'pipe'; 'poll' where none exists). */
+  channel: string;
+}

@@ -6,6 +6,8 @@ import { MAX_TIMER_MS } from '../long-timeout';
 export interface WaiterSettings {
   /** Spin (query back to back, yielding between slices) this long before parking, in µs. Default 300 (CUDA_TS_AWAIT_SPIN_US). */
   spinMicros: number;
+  /** Spin only while at most this many keys (streams, events) are awaited at once (a crowd's spin holds a core and rarely ends a wait). Default 8. */
+  spinMaxKeys: number;
   /** The longest the spin holds the event loop before yielding to it, in µs. Default 250. */
   spinSliceMicros: number;
   /** Spin again around the end predicted from the key's last wait. Default true (CUDA_TS_AWAIT_PREDICT=0: off). */
@@ -39,6 +41,7 @@ function envNumber(name: string, fallback: number): number {
 
 export const settings: WaiterSettings = {
   spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 300),
+  spinMaxKeys: 8,
   spinSliceMicros: 250,
   predict: process.env.CUDA_TS_AWAIT_PREDICT !== '0',
   sweepMs: 100,
@@ -50,14 +53,14 @@ export const settings: WaiterSettings = {
 
 /**
  * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
- * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys`,
+ * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `spinMaxKeys`, `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys`,
  * `parkOn` ('helper' or 'stream') and `flags` (true, false or 'crowd'); default {} (only read them).
  */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
   for (const k of Object.keys(changes))
     if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
-  const { spinMicros, spinSliceMicros, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn, flags } = changes;
+  const { spinMicros, spinSliceMicros, spinMaxKeys, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn, flags } = changes;
   if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros)))
     throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
   if (spinSliceMicros !== undefined && !(typeof spinSliceMicros === 'number' && spinSliceMicros > 0 && spinSliceMicros <= 1000))
@@ -72,8 +75,12 @@ export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSet
     throw new RangeError(`configureWaits: sweepMs must be a number in (0, ${MAX_TIMER_MS}], got ${String(sweepMs)}`);
   if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0))
     throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
-  if (predictMaxKeys !== undefined && !(Number.isSafeInteger(predictMaxKeys) && predictMaxKeys >= 0))
-    throw new RangeError(`configureWaits: predictMaxKeys must be a non-negative integer, got ${String(predictMaxKeys)}`);
+  for (const [name, v] of [
+    ['spinMaxKeys', spinMaxKeys],
+    ['predictMaxKeys', predictMaxKeys],
+  ] as const)
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0))
+      throw new RangeError(`configureWaits: ${name} must be a non-negative integer, got ${String(v)}`);
   Object.assign(settings, changes);
   return { ...settings };
 }

@@ -13,7 +13,7 @@ import { checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { giveHelper, takeHelper, HELPERS_PER_CONTEXT } from './markers';
 import { giveSlot, postFlag, takeSlot } from './flags';
-import { countQueues, flagDone, newQueue, rides, type Queue, type Wait } from './queue';
+import { countQueues, flagDone, newQueue, rides, type Queue, type Wait, type WaiterStats } from './queue';
 import { wakeChannel, type WakeChannel } from './wake';
 import { settings } from './settings';
 import { setSliceRunner, sliceDue, sliceNextTurn, sliceSoon } from './slices';
@@ -21,6 +21,7 @@ import type { WaitTarget } from './target';
 
 export { configureWaits, type WaiterSettings } from './settings';
 export type { WaitTarget } from './target';
+export type { WaiterStats } from './queue';
 
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
@@ -163,6 +164,7 @@ function enqueue(w: Wait): void {
   if (q === undefined) {
     q = newQueue(w.target.key, w.target.ctx);
     queues.set(q.key, q);
+    if (spinning.size > 0 && queues.size > settings.spinMaxKeys) endSpins();
   }
   // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads (not on
   // a default stream, where the write would also order the other streams' work behind it); an event
@@ -215,8 +217,9 @@ function startHead(q: Queue): void {
   decide(q);
 }
 
+/** In its first spinMicros while at most spinMaxKeys keys are awaited, or in its predicted window. */
 function inSpin(q: Queue, t: number): boolean {
-  return t - q.waits[0].start < settings.spinMicros / 1000 || (t >= q.windowStart && t < q.windowEnd);
+  return (t - q.waits[0].start < settings.spinMicros / 1000 && queues.size <= settings.spinMaxKeys) || (t >= q.windowStart && t < q.windowEnd);
 }
 
 /** Spin, park, or sleep until the predicted window, for the head of `q` at this instant. */
@@ -273,6 +276,12 @@ function pollQueue(q: Queue): void {
 function clearWindowTimer(q: Queue): void {
   if (q.windowTimer !== undefined) clearTimeout(q.windowTimer);
   q.windowTimer = undefined;
+}
+
+/** A crowd formed (see inSpin): the queues spinning since before it park now, the oldest first (helpers go first come, first served). */
+function endSpins(): void {
+  const t = now();
+  for (const q of [...spinning]) if (!inSpin(q, t)) decide(q);
 }
 
 function startSpinning(q: Queue): void {
@@ -750,23 +759,7 @@ function dropQueue(q: Queue): void {
 }
 
 /** What the waiter holds now (all zero/false once every wait settled: nothing left behind). */
-export function waiterStats(): {
-  pending: number;
-  queues: number;
-  parked: number;
-  /** Parked queues without a helper of their own (see HELPERS_PER_CONTEXT). */
-  riding: number;
-  spinning: number;
-  windowTimers: number;
-  timers: boolean;
-  armed: boolean;
-  parks: number;
-  wakes: number;
-  spinTicks: number;
-  spinPasses: number;
-  flagWrites: number;
-  channel: string;
-} {
+export function waiterStats(): WaiterStats {
   const { pending, riding, windowTimers, pollTimers } = countQueues(queues.values());
   return {
     pending,
