@@ -142,6 +142,41 @@ describe('a crowd of parked waits', () => {
     await expectWaiterClean(channel);
   });
 
+  test('in a crowd, a queue whose check settled some of its waits asks the rest again next turn before it parks', async () => {
+    const holders = Array.from({ length: HELPERS_PER_CONTEXT + 1 }, () => busyStream()); // the ninth rides
+    const held = holders.map((s) => s.synchronized());
+    const s = busyStream();
+    const first = s.synchronized();
+    gpu.pending.get(s.handle)!.push(gpu.workEvent()); // reading the handle marks the first point
+    const second = s.synchronized();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ parked: HELPERS_PER_CONTEXT + 2, riding: 2 });
+    const parks = waiterStats().parks;
+    // the first point's work and marker end; a ride check settles its wait
+    gpu.finish(s.handle, 2);
+    await first;
+    // the rest ends before the next turn (the GPU was still running what lay between the points)
+    gpu.finish(s.handle);
+    await second;
+    expect(waiterStats().parks).toBe(parks); // not parked again: no host function, no wake
+    // work that takes longer: the look on the next turn finds it running, and the queue parks
+    const later = busyStream();
+    const early = later.synchronized();
+    gpu.pending.get(later.handle)!.push(gpu.workEvent());
+    const late = later.synchronized();
+    await turns(3);
+    const before = waiterStats().parks;
+    gpu.finish(later.handle, 2);
+    await early;
+    await turns(3);
+    expect(waiterStats().parks).toBe(before + 1);
+    gpu.finish(later.handle);
+    await late;
+    for (const h of holders) gpu.finish(h.handle);
+    await Promise.all(held);
+    await expectWaiterClean(channel);
+  });
+
   test('in a crowd, stream waits carry flags: ride checks read them and ask the driver nothing; a helper goes to them once it thins', async () => {
     configureWaits({ flags: 'crowd' });
     const holders = Array.from({ length: HELPERS_PER_CONTEXT }, () => busyStream());

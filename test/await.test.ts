@@ -109,6 +109,35 @@ describe('Stream.synchronized through the waiter', () => {
     await expectWaiterClean(channel);
   });
 
+  test('a wake out of time mid-queue leaves the rest planned: they resolve when their work ends', async () => {
+    // slow queries (20 µs each): 31 of them outlast a turn's 0.5 ms of settling
+    gpu.restore();
+    gpu = new FakeGpu(channel).install(ctx, {
+      cuEventQuery: (ev: number) => {
+        const until = performance.now() + 0.02;
+        while (performance.now() < until);
+        return gpu.events.get(ev)?.done === true ? 0 : 600; // CUDA_ERROR_NOT_READY
+      },
+    });
+    const s = busyStream();
+    const waits = Array.from({ length: 40 }, () => {
+      const p = s.synchronized();
+      gpu.pending.get(s.handle)!.push(gpu.workEvent()); // reading the handle marks the point: each wait has its own
+      return p;
+    });
+    let settled = 0;
+    for (const p of waits) void p.then(() => settled++);
+    await turns(3);
+    // the work of the first 31 points ends (work and marker each): one wake, which runs out of time at the 32nd
+    gpu.finish(s.handle, 62);
+    await until(() => settled === 31, 2000);
+    await turns(3);
+    expect(settled).toBe(31);
+    gpu.finish(s.handle);
+    await until(() => settled === 40, 2000);
+    await expectWaiterClean(channel);
+  });
+
   test('sixteen waits at one point of a stream park one host function', async () => {
     const s = busyStream();
     const all = Array.from({ length: 16 }, () => s.synchronized());

@@ -450,7 +450,7 @@ function advance(q: Queue, check: Check = 'ask'): boolean {
 function headSettled(q: Queue, last: Wait | undefined, spinPass: boolean): void {
   // the newest wait settled predicts the next one's duration (one map write, not one per wait)
   const learned = last === undefined ? undefined : durationOf(q, last);
-  if (!spinPass) return keepBooks(q, learned);
+  if (!spinPass) return keepBooks(q, learned, true);
   if (q.waits.length === 0) stopSpinning(q);
   void RESOLVED.then(() => keepBooks(q, learned)); // not queueMicrotask: Node makes an AsyncResource per call
 }
@@ -461,9 +461,9 @@ function durationOf(q: Queue, w: Wait): readonly [object, number] {
 }
 
 /** After `q`'s head settled: learn its duration, then re-plan `q` (or drop it when empty). */
-function keepBooks(q: Queue, learned: readonly [object, number] | undefined): void {
+function keepBooks(q: Queue, learned: readonly [object, number] | undefined, asked = false): void {
   if (learned !== undefined) lastDuration.set(learned[0], learned[1]);
-  if (queues.get(q.key) === q) afterHeadChange(q);
+  if (queues.get(q.key) === q) afterHeadChange(q, asked && crowded());
   else if (parkedCount === 0) quiesce();
 }
 
@@ -513,12 +513,20 @@ function settleDeferred(): void {
   beginTurn();
   for (const q of [...deferred]) {
     deferred.delete(q);
-    if (queues.get(q.key) === q) advance(q);
+    // its head changed without a plan: planned now, unless this check settles more (which plans it)
+    if (queues.get(q.key) === q && !advance(q)) startHead(q);
   }
 }
 
-function afterHeadChange(q: Queue): void {
+/**
+ * The head of `q` changed: drop or re-plan it. `lookAgain` (a crowd's wake, ride check or sweep settled
+ * some of its waits): its next head is asked once more on the next turn before it parks, since the GPU
+ * is often still running the small operations between their points (markers, flag writes), and a park
+ * costs a host function and a wake.
+ */
+function afterHeadChange(q: Queue, lookAgain = false): void {
   if (q.waits.length === 0) dropQueue(q);
+  else if (lookAgain) deferSettling(q);
   else startHead(q);
   if (parkedCount === 0) quiesce();
 }
