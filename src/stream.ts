@@ -528,7 +528,7 @@ export class Stream extends Resource {
       // awaits of one point (nothing enqueued in between, no options) share one wait: a crowd of them costs one
       const shared = options === undefined ? this.plainWait.current : undefined;
       if (shared !== undefined) return shared;
-      return this.reached('Stream.synchronized()', options, () => this.takeHostError(), options === undefined && this.seesEveryEnqueue());
+      return this.reached('Stream.synchronized()', options, this.verifyHost, options === undefined && this.seesEveryEnqueue());
     } catch (e) {
       return Promise.reject(e);
     }
@@ -538,6 +538,9 @@ export class Stream extends Resource {
   private seesEveryEnqueue(): boolean {
     return this.raw > 2 && this.owned && !this.shared;
   }
+
+  /** {@link takeHostError} for this stream, made once: a crowd's awaits make no closure each. */
+  private readonly verifyHost = (): void => this.takeHostError();
 
   /** Throws (once) what a host callback of this stream threw. */
   private takeHostError(): void {

@@ -582,8 +582,10 @@ function settle(w: Wait, e?: unknown, q = queues.get(w.target.key)): void {
 function takeOut(w: Wait, q: Queue | undefined): void {
   w.dispose();
   if (q === undefined) return;
-  const i = q.waits.indexOf(w);
-  if (i >= 0) q.waits.splice(i, 1);
+  const i = q.waits[0] === w ? 0 : q.waits.indexOf(w);
+  if (i === 0)
+    q.waits.shift(); // in order, as most waits settle: no array made for what is taken out
+  else if (i > 0) q.waits.splice(i, 1);
   if (q.parked === w) {
     q.parked = undefined;
     parkedCount--;
