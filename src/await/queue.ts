@@ -114,11 +114,15 @@ export interface WaiterStats {
   timers: boolean;
   /** A pool thread sleeps on the wake channel. */
   armed: boolean;
-  /** Counted since the thread loaded the waiter: parks, wakes, spin slices and passes, flag writes. */
+  /** Parks since the thread loaded the waiter (a host function enqueued, or a ride begun). */
   parks: number;
+  /** Wakes of the event loop by the wake channel, since the waiter loaded. */
   wakes: number;
+  /** Slices of the spin run, since the waiter loaded. */
   spinTicks: number;
+  /** Passes of the spin over its queues, since the waiter loaded. */
   spinPasses: number;
+  /** Flag writes enqueued (cuStreamWriteValue32), since the waiter loaded. */
   flagWrites: number;
   /** The wake channel in use ('sem' or 'pipe'; 'poll' where none exists). */
   channel: string;
