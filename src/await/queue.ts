@@ -79,6 +79,13 @@ export function rides(q: Queue): boolean {
   return q.riding && q.parked !== undefined;
 }
 
+/** Takes `w` out of `q`'s waits: the oldest (as most waits settle, in order) without making an array. */
+export function removeWait(q: Queue, w: Wait): void {
+  if (q.waits[0] === w) return void q.waits.shift();
+  const i = q.waits.indexOf(w);
+  if (i > 0) q.waits.splice(i, 1);
+}
+
 /** `w` has a flag and the GPU wrote it: its work is done. */
 export function flagDone(q: Queue, w: Wait): boolean {
   return w.flag !== 0 && q.slot !== undefined && flagReached(q.slot, w.flag);

@@ -13,7 +13,7 @@ import { checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { giveHelper, takeHelper, HELPERS_PER_CONTEXT } from './markers';
 import { giveSlot, postFlag, takeSlot } from './flags';
-import { countQueues, flagDone, newQueue, rides, type Queue, type Wait, type WaiterStats } from './queue';
+import { countQueues, flagDone, newQueue, removeWait, rides, type Queue, type Wait, type WaiterStats } from './queue';
 import { wakeChannel, type WakeChannel } from './wake';
 import { settings } from './settings';
 import { setSliceRunner, sliceDue, sliceNextTurn, sliceSoon } from './slices';
@@ -582,10 +582,7 @@ function settle(w: Wait, e?: unknown, q = queues.get(w.target.key)): void {
 function takeOut(w: Wait, q: Queue | undefined): void {
   w.dispose();
   if (q === undefined) return;
-  const i = q.waits[0] === w ? 0 : q.waits.indexOf(w);
-  if (i === 0)
-    q.waits.shift(); // in order, as most waits settle: no array made for what is taken out
-  else if (i > 0) q.waits.splice(i, 1);
+  removeWait(q, w);
   if (q.parked === w) {
     q.parked = undefined;
     parkedCount--;
