@@ -22,6 +22,13 @@ beforeEach(() => ({ ctx, channel, gpu } = fake));
 function busyStream(n = 1): Stream {
   return gpu.busyStream(ctx, n);
 }
+/** A query's answer after 20 µs of busy time (a slow driver): 0, or CUDA_ERROR_NOT_READY. */
+function slowly(ready: boolean): number {
+  const until = performance.now() + 0.02;
+  while (performance.now() < until);
+  return ready ? 0 : 600;
+}
+
 describe('Stream.synchronized through the waiter', () => {
   test('an idle stream resolves with one cuStreamQuery and no marker', async () => {
     const s = Stream.create({ context: ctx });
@@ -82,11 +89,6 @@ describe('Stream.synchronized through the waiter', () => {
   test('a spin over hundreds of queues yields to the event loop within a slice, not after a whole pass', async () => {
     configureWaits({ spinMicros: 1e6, spinMaxKeys: 300 });
     // slow queries (20 µs each): a whole pass over 300 queues takes ~12 ms
-    const slowly = (ready: boolean): number => {
-      const until = performance.now() + 0.02;
-      while (performance.now() < until);
-      return ready ? 0 : 600; // CUDA_ERROR_NOT_READY
-    };
     gpu.restore();
     gpu = new FakeGpu(channel).install(ctx, {
       cuStreamQuery: (h: number) => slowly((gpu.pending.get(h)?.length ?? 0) === 0),
@@ -113,11 +115,7 @@ describe('Stream.synchronized through the waiter', () => {
     // slow queries (20 µs each): 31 of them outlast a turn's 0.5 ms of settling
     gpu.restore();
     gpu = new FakeGpu(channel).install(ctx, {
-      cuEventQuery: (ev: number) => {
-        const until = performance.now() + 0.02;
-        while (performance.now() < until);
-        return gpu.events.get(ev)?.done === true ? 0 : 600; // CUDA_ERROR_NOT_READY
-      },
+      cuEventQuery: (ev: number) => slowly(gpu.events.get(ev)?.done === true),
     });
     const s = busyStream();
     const waits = Array.from({ length: 40 }, () => {
