@@ -179,7 +179,7 @@ export class Event extends Resource {
       done: () => this.plainWait.settled(t),
       settled: false,
     };
-    return options === undefined ? this.plainWait.share(t, () => waitFor(t)) : waitFor(t, options);
+    return options === undefined ? this.plainWait.share(t, waitFor, undefined) : waitFor(t, options);
   }
 
   /**

@@ -202,6 +202,33 @@ function openContextOf(context: unknown, where: string): Context {
 }
 
 /**
+ * What one stream await waits for (a WaitTarget): the stream's end when it was made, marked by an event
+ * then or when first needed (`mark`). Its callbacks are methods: a crowd of awaits makes no closures each.
+ */
+class StreamPoint implements WaitTarget {
+  settled = false;
+  readonly fresh = true; // made after a query saw the stream busy
+  /** The awaits sharing its marker (marked together by markAwaitedPoint), when more than one. */
+  users: { count: number } | undefined = undefined;
+  constructor(
+    readonly ctx: Context,
+    public event: number,
+    readonly key: Stream,
+    readonly what: string,
+    readonly stream: number,
+    readonly verify: (() => void) | undefined,
+  ) {}
+
+  done(): void {
+    this.key.pointSettled(this);
+  }
+
+  mark(): void {
+    this.key.markAwaitedPoint();
+  }
+}
+
+/**
  * A CUDA stream (CUstream): work enqueued on it runs in order. Stream.create makes one this object owns
  * (close() destroys it); legacyDefault(), perThread() and wrap() give wrappers that own nothing.
  * Implements the stream protocol ({@link cudaStream}).
@@ -222,9 +249,7 @@ function openContextOf(context: unknown, where: string): Context {
 export class Stream extends Resource {
   private readonly raw: drv.CUstream;
   /** Awaits made since the last work enqueued here: they wait for the stream's end, not yet marked by an event. */
-  private unmarked: WaitTarget[] = [];
-  /** How many awaits share each marker event recorded by {@link markAwaitedPoint}. */
-  private markerUsers: Map<number, number> | undefined;
+  private unmarked: StreamPoint[] = [];
   /** A descriptor was handed out: other threads may enqueue here unseen, so awaits mark their point at once. */
   private shared = false;
   /** A plain `synchronized()` pending at the current point: later plain calls share it until more work is enqueued. */
@@ -307,30 +332,23 @@ export class Stream extends Resource {
       throw this.fail(e);
     }
     this.unmarked = [];
-    (this.markerUsers ??= new Map()).set(ev, targets.length);
-    for (const t of targets) t.event = ev;
+    const users = targets.length > 1 ? { count: targets.length } : undefined;
+    for (const t of targets) {
+      t.event = ev;
+      t.users = users;
+    }
   }
 
-  /** An await marked at its call settled: its marker goes back, and it is no longer shared. */
-  private markedAwaitSettled(t: WaitTarget): void {
-    this.plainWait.settled(t);
-    giveMarker(this.context, t.event);
-  }
-
-  /** An await of this stream settled: forget it, or give its marker back once no await uses it. */
-  private awaitSettled(t: WaitTarget): void {
+  /** An await of this stream settled: forget it, or give its marker back once no other await uses it. @internal */
+  pointSettled(t: StreamPoint): void {
     this.plainWait.settled(t);
     if (t.event === 0) {
       const i = this.unmarked.indexOf(t);
       if (i >= 0) this.unmarked.splice(i, 1);
       return;
     }
-    const users = (this.markerUsers?.get(t.event) ?? 1) - 1;
-    if (users > 0) this.markerUsers!.set(t.event, users);
-    else {
-      this.markerUsers?.delete(t.event);
-      giveMarker(this.context, t.event);
-    }
+    if (t.users !== undefined && --t.users.count > 0) return;
+    giveMarker(this.context, t.event);
   }
 
   /** Marks the point of pending awaits first (the stream's handle stops naming it), then closes. */
@@ -569,20 +587,9 @@ export class Stream extends Resource {
     if (this.seesEveryEnqueue() && marksLazily()) {
       // no marker yet: while nothing more is enqueued here, an idle stream is the exact answer, seen
       // as soon as the GPU is done (a marker behind the work delays that by 10-40 µs on an H100/H200)
-      const t: WaitTarget = {
-        ctx,
-        event: 0,
-        key: this,
-        what,
-        done: () => this.awaitSettled(t),
-        fresh: true,
-        stream: h,
-        verify,
-        mark: () => this.markAwaitedPoint(),
-        settled: false,
-      };
+      const t = new StreamPoint(ctx, 0, this, what, h, verify);
       this.unmarked.push(t);
-      return share ? this.plainWait.share(t, () => waitFor(t, opts)) : waitFor(t, opts);
+      return share ? this.plainWait.share(t, waitFor, opts) : waitFor(t, opts);
     }
     const ev = takeMarker(ctx);
     try {
@@ -591,8 +598,8 @@ export class Stream extends Resource {
       giveMarker(ctx, ev);
       throw this.fail(e);
     }
-    const marked: WaitTarget = { ctx, event: ev, key: this, what, done: () => this.markedAwaitSettled(marked), fresh: true, stream: h, verify, settled: false };
-    return share ? this.plainWait.share(marked, () => waitFor(marked, opts)) : waitFor(marked, opts);
+    const marked = new StreamPoint(ctx, ev, this, what, h, verify);
+    return share ? this.plainWait.share(marked, waitFor, opts) : waitFor(marked, opts);
   }
 
   /**

@@ -43,13 +43,16 @@ export function whereOf(what: string): string {
   return what.replace(/\(\)$/, '');
 }
 
+/** What a call without options gets (read-only: shared by every such call, none allocated per wait). */
+const NO_OPTIONS: WaitOptions = Object.freeze({});
+
 /**
  * Checks `{ signal, timeoutMs }` (TypeError/RangeError naming `what`) and returns a snapshot: a plain
  * object holding the values checked (each read once: a getter cannot change them later) and the
- * caller's other own keys.
+ * caller's other own keys (none given: one shared frozen object).
  */
 export function checkWaitOptions<T extends WaitOptions>(options: T | undefined, what: string): T {
-  if (options === undefined) return {} as T;
+  if (options === undefined) return NO_OPTIONS as T;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
   const { signal, timeoutMs } = options;
   if (signal !== undefined && !isSignal(signal)) throw new TypeError(`${what}: signal must be an AbortSignal, got ${describe(signal)}`);

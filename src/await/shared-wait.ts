@@ -16,11 +16,14 @@ export class SharedWait {
     return this.pending;
   }
 
-  /** Makes the wait `owner` with `wait()` and hands its promise to later plain awaits unless it settled at once. */
-  share(owner: object, wait: () => Promise<void>): Promise<void> {
+  /**
+   * Makes the wait `owner` with `wait(owner, options)` and hands its promise to later plain awaits unless
+   * it settled at once (the function and its arguments, not a closure: a crowd's awaits make none each).
+   */
+  share<T extends object, O>(owner: T, wait: (owner: T, options: O) => Promise<void>, options: O): Promise<void> {
     this.pending = undefined;
     this.owner = owner;
-    const p = wait();
+    const p = wait(owner, options);
     if (this.owner === owner) this.pending = p; // else `settled(owner)` ran inside wait()
     return p;
   }

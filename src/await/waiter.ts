@@ -120,7 +120,8 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   channelInUse = channel;
   return new Promise<void>((resolve, reject) => {
     const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false, flag: 0 };
-    w.dispose = onCancel(opts, target.what, (e) => cancel(w, e)); // an aborted signal settles it here
+    // an aborted signal settles it here; a plain wait makes no cancel closure
+    if (opts.signal !== undefined || opts.timeoutMs !== undefined) w.dispose = onCancel(opts, target.what, (e) => cancel(w, e));
     if (w.settled) return;
     if (settings.parkOn === 'stream' && target.stream !== undefined) postOnStream(w, target.stream, channel);
     enqueue(w);
