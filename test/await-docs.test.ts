@@ -58,7 +58,7 @@ describe('docs/awaiting.md', () => {
     expect(page).toMatch(/first 300 µs/);
     expect(page).toMatch(/slices of at most 250 µs/);
     expect(page).toMatch(/Only while at most 8 streams or events are awaited at once \(`spinMaxKeys`\)/);
-    expect(page).toMatch(/at most\s+50 ms and while at most 4/);
+    expect(page).toMatch(/at most\s+50 ms, made and watched while at most 4/);
     expect(page).toMatch(/every 100 ms/);
   });
 });

@@ -671,6 +671,41 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await expectWaiterClean(channel);
   });
 
+  test('a crowd spins in no predicted window: not one planned before it formed, nor one of its own waits', async () => {
+    configureWaits({ predict: true, spinMicros: 0, predictUpToMs: 5000 }); // no first spin: every spin tick is a window's
+    const s = Stream.create({ context: ctx });
+    gpu.pending.set(s.handle, [gpu.workEvent()]);
+    const first = s.synchronized();
+    await sleep(100);
+    gpu.finish(s.handle); // the stream learns >= 100 ms
+    await first;
+    gpu.pending.set(s.handle, [gpu.workEvent()]);
+    const planned = s.synchronized(); // alone: asleep until its window
+    const started = performance.now();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ windowTimers: 1, spinning: 0 });
+    // a crowd forms (more keys than predictMaxKeys), and s gets a wait at a later point, made in it
+    const others = Array.from({ length: 6 }, () => busyStream());
+    const crowd = others.map((o) => o.synchronized());
+    gpu.pending.get(s.handle)!.push(gpu.workEvent()); // reading the handle marked the planned wait's point
+    const later = s.synchronized();
+    const ticks = waiterStats().spinTicks;
+    await until(() => performance.now() - started > 150, 5000); // past the planned window
+    await turns(3);
+    expect(waiterStats().spinTicks).toBe(ticks);
+    // the crowd thins to s alone; its next head was made in the crowd: parked, no window
+    for (const o of others) gpu.finish(o.handle);
+    await Promise.all(crowd);
+    gpu.finish(s.handle, 2); // the planned wait's work and marker, not the later work
+    await planned;
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 1, parked: 1, spinning: 0, windowTimers: 0 });
+    expect(waiterStats().spinTicks).toBe(ticks);
+    gpu.finish(s.handle);
+    await later;
+    await expectWaiterClean(channel);
+  });
+
   test('configureWaits checks the slice, the sweep, the key limits and parkOn', () => {
     expect(() => configureWaits({ spinMaxKeys: -1 })).toThrow(/configureWaits: spinMaxKeys must be a non-negative integer, got -1/);
     expect(() => configureWaits({ spinMaxKeys: 2.5 })).toThrow(RangeError);

@@ -15,6 +15,8 @@ export interface Wait {
   posted: boolean;
   /** The number its queue's flag slot holds once the GPU passed this wait's point; 0: no flag. */
   flag: number;
+  /** Made while more than predictMaxKeys keys were awaited: no predicted window, also once the crowd thins. */
+  crowd: boolean;
 }
 
 export interface Queue {

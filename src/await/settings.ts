@@ -16,7 +16,7 @@ export interface WaiterSettings {
   sweepMs: number;
   /** Predict only waits that lasted at most this long (ms; longer ones gain nothing measurable). Default 50. */
   predictUpToMs: number;
-  /** Predict only while at most this many keys (streams, events) are awaited at once (a crowd wants CPU, not µs). Default 4. */
+  /** Predict only waits made and watched while at most this many keys (streams, events) are awaited at once (a crowd wants CPU, not µs). Default 4. */
   predictMaxKeys: number;
   /**
    * Where a parked stream wait's wake host function goes: 'helper' (a helper stream waits for the

@@ -119,7 +119,7 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   }
   channelInUse = channel;
   return new Promise<void>((resolve, reject) => {
-    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false, flag: 0 };
+    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false, flag: 0, crowd: false };
     // an aborted signal settles it here; a plain wait makes no cancel closure
     if (opts.signal !== undefined || opts.timeoutMs !== undefined) w.dispose = onCancel(opts, target.what, (e) => cancel(w, e));
     if (w.settled) return;
@@ -167,6 +167,7 @@ function enqueue(w: Wait): void {
     queues.set(q.key, q);
     if (spinning.size > 0 && queues.size > settings.spinMaxKeys) endSpins();
   }
+  w.crowd = queues.size > settings.predictMaxKeys;
   // in a crowd (more keys than helpers) most waits ride: a flag makes their checks memory reads (not on
   // a default stream, where the write would also order the other streams' work behind it); an event
   // wait gets one where its record is a stream's end
@@ -206,7 +207,8 @@ function flagFor(q: Queue, h: number): number {
 /** The head of `q` changed (a new wait, or the old head settled): plan its spin, window and park. */
 function startHead(q: Queue): void {
   const head = q.waits[0];
-  const d = settings.predict && queues.size <= settings.predictMaxKeys ? lastDuration.get(head.target.predictKey ?? q.key) : undefined;
+  // a crowd's tail thins to a few keys, but its windows would each spin ~1.5 ms for waits the crowd's wakes end
+  const d = settings.predict && !head.crowd && queues.size <= settings.predictMaxKeys ? lastDuration.get(head.target.predictKey ?? q.key) : undefined;
   if (d !== undefined && d * 1000 > settings.spinMicros && d <= settings.predictUpToMs) {
     // a timer fires 0-1 ms late; the window costs ~1.5 ms + 1% of the wait of CPU
     q.windowStart = head.start + d - (1.2 + 0.005 * d);
@@ -218,9 +220,10 @@ function startHead(q: Queue): void {
   decide(q);
 }
 
-/** In its first spinMicros while at most spinMaxKeys keys are awaited, or in its predicted window. */
+/** In its first spinMicros while at most spinMaxKeys keys are awaited, or in its predicted window while at most predictMaxKeys are. */
 function inSpin(q: Queue, t: number): boolean {
-  return (t - q.waits[0].start < settings.spinMicros / 1000 && queues.size <= settings.spinMaxKeys) || (t >= q.windowStart && t < q.windowEnd);
+  if (t - q.waits[0].start < settings.spinMicros / 1000 && queues.size <= settings.spinMaxKeys) return true;
+  return t >= q.windowStart && t < q.windowEnd && queues.size <= settings.predictMaxKeys; // a window planned before a crowd formed
 }
 
 /** Spin, park, or sleep until the predicted window, for the head of `q` at this instant. */
@@ -238,7 +241,7 @@ function decide(q: Queue): void {
   if (q.windowStart > t && q.windowTimer === undefined && q.waits.length > 0) {
     q.windowTimer = setTimeout(() => {
       q.windowTimer = undefined;
-      if (q.waits.length > 0 && queues.get(q.key) === q) startSpinning(q);
+      if (q.waits.length > 0 && queues.get(q.key) === q) decide(q); // spins, unless a crowd formed since
     }, q.windowStart - t);
   }
 }
@@ -254,10 +257,8 @@ function checkUntilWindow(q: Queue, t: number): void {
       q.windowTimer = undefined;
       if (q.waits.length === 0 || queues.get(q.key) !== q) return;
       beginTurn();
-      if (advance(q)) return;
-      // at the window, or a late timer past it: spin (the spin parks once the window is over)
-      if (now() >= q.windowStart) startSpinning(q);
-      else decide(q);
+      // at the window: spin (unless a crowd formed since); a late timer past it, or a crowd: park
+      if (!advance(q)) decide(q);
     },
     Math.min(UNMARKED_CHECK_MS, q.windowStart - t),
   );
