@@ -331,6 +331,24 @@ describe('stream awaits without a marker until one is needed', () => {
     await expectWaiterClean(channel);
   });
 
+  test('awaits marked together give their marker back once, when the last of them settles', async () => {
+    const s = busyStream();
+    const first = s.synchronized({ timeoutMs: 60_000 }); // options: a wait of its own; it parks, marked alone
+    await turns(2);
+    const request = new AbortController();
+    const second = s.synchronized({ signal: request.signal });
+    const third = s.synchronized({ timeoutMs: 60_000 });
+    const h = s.handle; // an enqueue: the two awaits not marked yet share one marker
+    expect(gpu.count('cuEventRecord')).toBe(2);
+    request.abort(new Error('no longer needed'));
+    await expect(second).rejects.toMatchObject({ name: 'AbortError' });
+    expect(markerStats().markersIdle).toBe(0); // the third still uses the shared marker
+    gpu.finish(h);
+    await Promise.all([first, third]);
+    expect(markerStats().markersIdle).toBe(2); // the first's and the shared one, each given back once
+    await expectWaiterClean(channel);
+  });
+
   test('an await whose marker cannot be recorded polls its stream, and rejects with what that query throws', async () => {
     const s = busyStream();
     const h = s.handle;
