@@ -52,7 +52,7 @@ const NO_OPTIONS: WaitOptions = Object.freeze({});
  * caller's other own keys (none given: one shared frozen object).
  */
 export function checkWaitOptions<T extends WaitOptions>(options: T | undefined, what: string): T {
-  if (options === undefined) return NO_OPTIONS as T;
+  if (options === undefined || options === NO_OPTIONS) return NO_OPTIONS as T; // checked again by the waiter: no copy
   if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
   const { signal, timeoutMs } = options;
   if (signal !== undefined && !isSignal(signal)) throw new TypeError(`${what}: signal must be an AbortSignal, got ${describe(signal)}`);
