@@ -323,20 +323,25 @@ export class Stream extends Resource {
       this.unmarked = [];
       return;
     }
-    const ctx = this.context;
-    const ev = takeMarker(ctx);
-    try {
-      drv.callOnStream(ctx, this.raw, 'cuEventRecord', ev, this.raw);
-    } catch (e) {
-      giveMarker(ctx, ev);
-      throw this.fail(e);
-    }
+    const ev = this.recordMarker();
     this.unmarked = [];
     const users = targets.length > 1 ? { count: targets.length } : undefined;
     for (const t of targets) {
       t.event = ev;
       t.users = users;
     }
+  }
+
+  /** A marker event recorded here now (given back to the pool when the record fails). */
+  private recordMarker(): number {
+    const ev = takeMarker(this.context);
+    try {
+      drv.callOnStream(this.context, this.raw, 'cuEventRecord', ev, this.raw);
+    } catch (e) {
+      giveMarker(this.context, ev);
+      throw this.fail(e);
+    }
+    return ev;
   }
 
   /** An await of this stream settled: forget it, or give its marker back once no other await uses it. @internal */
@@ -581,25 +586,13 @@ export class Stream extends Resource {
       verify?.();
       return Promise.resolve();
     }
-    const ctx = this.context;
-    const h = this.raw;
-    // fresh: the query above saw the work unfinished, so the wait's own first query is skipped
-    if (this.seesEveryEnqueue() && marksLazily()) {
-      // no marker yet: while nothing more is enqueued here, an idle stream is the exact answer, seen
-      // as soon as the GPU is done (a marker behind the work delays that by 10-40 µs on an H100/H200)
-      const t = new StreamPoint(ctx, 0, this, what, h, verify);
-      this.unmarked.push(t);
-      return share ? this.plainWait.share(t, waitFor, opts) : waitFor(t, opts);
-    }
-    const ev = takeMarker(ctx);
-    try {
-      drv.callOnStream(ctx, h, 'cuEventRecord', ev, h);
-    } catch (e) {
-      giveMarker(ctx, ev);
-      throw this.fail(e);
-    }
-    const marked = new StreamPoint(ctx, ev, this, what, h, verify);
-    return share ? this.plainWait.share(marked, waitFor, opts) : waitFor(marked, opts);
+    // no marker yet (event 0) where this object sees every enqueue: while nothing more is enqueued here, an
+    // idle stream is the exact answer, seen as soon as the GPU is done (a marker behind the work delays
+    // that by 10-40 µs on an H100/H200). StreamPoint is fresh: the query above saw the work unfinished.
+    const ev = this.seesEveryEnqueue() && marksLazily() ? 0 : this.recordMarker();
+    const t = new StreamPoint(this.context, ev, this, what, this.raw, verify);
+    if (ev === 0) this.unmarked.push(t);
+    return share ? this.plainWait.share(t, waitFor, opts) : waitFor(t, opts);
   }
 
   /**

@@ -66,14 +66,19 @@ export function timeoutError(what: string, timeoutMs: number): ObjectsError {
   return new ObjectsError(whereOf(what), OBJECTS_ERROR.timeout, `timed out after ${timeoutMs} ms`);
 }
 
+/** The options can cancel a wait (a signal or a time limit): only then is {@link onCancel} wired. */
+export function cancellable(options: WaitOptions): boolean {
+  return options.signal !== undefined || options.timeoutMs !== undefined;
+}
+
 /**
  * Wires a wait's cancellation: calls `cancel(error)` once when the signal aborts or the time runs out.
  * Returns the disposer that removes the listener and the timer (call it when the wait settles), so
  * that a settled wait leaves nothing behind. A signal already aborted cancels at once (synchronously).
  */
 export function onCancel(options: WaitOptions, what: string, cancel: (e: Error) => void): () => void {
+  if (!cancellable(options)) return noop;
   const { signal, timeoutMs } = options;
-  if (signal === undefined && timeoutMs === undefined) return noop;
   let timer: LongTimer | undefined;
   const abort = (): void => {
     dispose();

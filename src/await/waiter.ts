@@ -9,7 +9,7 @@
 import * as drv from '../driver';
 import type { Context } from '../context';
 import { poll } from '../poll';
-import { checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
+import { cancellable, checkWaitOptions, onCancel, whereOf, type WaitOptions } from './abort';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { giveHelper, takeHelper, HELPERS_PER_CONTEXT } from './markers';
 import { giveSlot, postFlag, takeSlot } from './flags';
@@ -121,7 +121,7 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   return new Promise<void>((resolve, reject) => {
     const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false, flag: 0, crowd: false };
     // an aborted signal settles it here; a plain wait makes no cancel closure
-    if (opts.signal !== undefined || opts.timeoutMs !== undefined) w.dispose = onCancel(opts, target.what, (e) => cancel(w, e));
+    if (cancellable(opts)) w.dispose = onCancel(opts, target.what, (e) => cancel(w, e));
     if (w.settled) return;
     if (settings.parkOn === 'stream' && target.stream !== undefined) postOnStream(w, target.stream, channel);
     enqueue(w);
